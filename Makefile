@@ -1,0 +1,228 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# The only build entry point. `make help` lists the targets.
+
+OUT       ?= build
+CLANG     ?= clang
+CC        ?= gcc
+BPFTOOL   ?= bpftool
+PREFIX    ?= /usr/local
+CNI_BIN_DIR ?= /opt/cni/bin
+V         ?= 0
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+PKGS := libbpf libxdp libnl-3.0 libnl-route-3.0 libnl-genl-3.0 jansson sqlite3 libcurl libibverbs
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu11 -Wall -Wextra -Wshadow -Wno-missing-field-initializers \
+	   -D_GNU_SOURCE -Iinclude -Iuser/lib -I$(OUT)/skel -I. $(PKG_CFLAGS) -MMD -MP
+LDLIBS  += $(PKG_LIBS) -lelf -lz -lpthread
+
+# clang's BPF target does not know the host's system include dirs; Debian
+# keeps asm/ under the multiarch dir, so hand them over after our own.
+CLANG_BPF_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 | \
+	sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Wno-unused-function \
+	      -I. -Iinclude $(CLANG_BPF_SYS_INCLUDES)
+
+BPF_SRCS   := $(wildcard bpf/*.bpf.c)
+BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(OUT)/bpf/%.bpf.o,$(BPF_SRCS))
+SKELS      := $(patsubst bpf/%.bpf.c,$(OUT)/skel/%.skel.h,$(BPF_SRCS))
+
+LIB_SRCS   := $(shell find user/lib -name '*.c' | sort)
+LIB_OBJS   := $(patsubst %.c,$(OUT)/obj/%.o,$(LIB_SRCS))
+LIB        := $(OUT)/librdmanet.a
+
+AGENT_OBJS := $(patsubst %.c,$(OUT)/obj/%.o,$(wildcard user/agent/*.c))
+CTL_OBJS   := $(patsubst %.c,$(OUT)/obj/%.o,$(wildcard user/ctl/*.c))
+CNI_OBJS   := $(patsubst %.c,$(OUT)/obj/%.o,$(wildcard user/cni/*.c))
+BINS       := $(OUT)/bin/rdmanetd $(OUT)/bin/rdmanetctl
+ifneq ($(CNI_OBJS),)
+BINS       += $(OUT)/bin/rdmanet
+endif
+
+# Tests: every selftests/<kind>/test_*.c is one binary linked with the
+# library and that kind's lib/ helpers; every test_*.sh is run as is.
+TEST_KINDS     := unit bpf
+TEST_BINS      := $(foreach k,$(TEST_KINDS),$(patsubst selftests/$(k)/%.c,$(OUT)/selftests/$(k)/%,$(wildcard selftests/$(k)/test_*.c)))
+TEST_LIB_SRCS  := $(wildcard selftests/lib/*.c) $(foreach k,$(TEST_KINDS),$(wildcard selftests/$(k)/lib/*.c))
+TOOL_SRCS      := $(wildcard selftests/tools/*.c)
+TOOLS          := $(patsubst selftests/tools/%.c,$(OUT)/tools/%,$(TOOL_SRCS))
+BENCH_SRCS     := $(wildcard selftests/bench/*.c)
+BENCH_BINS     := $(patsubst selftests/bench/%.c,$(OUT)/bench/%,$(BENCH_SRCS))
+
+.PHONY: all help deps test bench demo vmlinux install uninstall clean fuzz fuzz-long check-deps
+.DEFAULT_GOAL := all
+# skeletons and objects are inputs of other rules, not throwaway intermediates
+.SECONDARY:
+
+all: $(BINS) $(TEST_BINS) $(TOOLS) $(BENCH_BINS)
+
+help:
+	@echo "make deps     install every build and test dependency (apt-get; idempotent)"
+	@echo "make all      build BPF objects, skeletons, binaries and test programs into $(OUT)/"
+	@echo "make test     deps + all + run every test; prints 'N passed, N failed, N skipped'"
+	@echo "make bench    deps + all + benchmarks; writes selftests/bench/results.json"
+	@echo "make demo     deps + all + a throwaway netns topology with rdmanetd and traffic"
+	@echo "make fuzz     the parser fuzzers for a short time (part of make test)"
+	@echo "make fuzz-long  the parser fuzzers for FUZZ_SECONDS (default 600) each"
+	@echo "make vmlinux  regenerate vmlinux.h from /sys/kernel/btf/vmlinux"
+	@echo "make install  install binaries under $(PREFIX) and the CNI plugin under $(CNI_BIN_DIR)"
+	@echo "make clean    remove $(OUT)/"
+
+# --- BPF ------------------------------------------------------------------
+
+$(OUT)/bpf/%.bpf.o: bpf/%.bpf.c vmlinux.h $(wildcard bpf/*.h maps/*.h include/rdmanet/*.h)
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/skel/%.skel.h: $(OUT)/bpf/%.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*) > $@.tmp && mv $@.tmp $@
+
+vmlinux:
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux.h.tmp
+	mv vmlinux.h.tmp vmlinux.h
+
+# --- userspace ------------------------------------------------------------
+
+$(OUT)/obj/%.o: %.c | $(SKELS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(OUT)/bin/rdmanetd: $(AGENT_OBJS) $(LIB)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(OUT)/bin/rdmanetctl: $(CTL_OBJS) $(LIB)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(OUT)/bin/rdmanet: $(CNI_OBJS) $(LIB)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+# --- tests, tools, benchmarks ------------------------------------------------
+
+TEST_LIB_OBJS := $(patsubst %.c,$(OUT)/obj/%.o,$(TEST_LIB_SRCS))
+
+$(OUT)/selftests/%: $(OUT)/obj/selftests/%.o $(TEST_LIB_OBJS) $(LIB)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -lcmocka -o $@
+
+$(OUT)/tools/%: $(OUT)/obj/selftests/tools/%.o $(LIB)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(OUT)/bench/%: $(OUT)/obj/selftests/bench/%.o $(TEST_LIB_OBJS) $(LIB)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -lcmocka -o $@
+
+# Fuzzers: clang + libFuzzer + ASan/UBSan over the library sources.
+FUZZ_SRCS  := $(wildcard selftests/fuzz/fuzz_*.c)
+FUZZ_BINS  := $(patsubst selftests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+FUZZ_LIB_OBJS := $(patsubst %.c,$(OUT)/fuzzobj/%.o,$(LIB_SRCS))
+
+$(OUT)/fuzzobj/%.o: %.c | $(SKELS)
+	$(call msg,FUZZCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(filter-out -O2 -g -Wshadow,$(CFLAGS)) $(FUZZ_FLAGS) -c $< -o $@
+
+$(OUT)/fuzz/%: $(OUT)/fuzzobj/selftests/fuzz/%.o $(FUZZ_LIB_OBJS)
+	$(call msg,FUZZLD,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -fsanitize=fuzzer,address,undefined $^ $(LDLIBS) -o $@
+
+fuzz: deps $(FUZZ_BINS)
+	selftests/fuzz/run.sh $(OUT) $${FUZZ_SECONDS:-20}
+
+fuzz-long: deps $(FUZZ_BINS)
+	selftests/fuzz/run.sh $(OUT) $${FUZZ_SECONDS:-600}
+
+# --- dependencies -------------------------------------------------------------
+# Debian 12. libbpf and bpftool come from bookworm-backports: tcx links need
+# libbpf >= 1.3 (bookworm has 1.1).
+
+DEPS_PKGS := clang llvm gcc make pkg-config libelf-dev zlib1g-dev libxdp-dev \
+	libnl-3-dev libnl-route-3-dev libnl-genl-3-dev libjansson-dev libsqlite3-dev \
+	libcurl4-openssl-dev libibverbs-dev libcmocka-dev libclang-rt-14-dev \
+	iproute2 iperf3 tshark tcpdump etcd-server etcd-client prometheus \
+	prometheus-node-exporter containernetworking-plugins qemu-system-x86 \
+	busybox-static perftest rdma-core ibverbs-utils ibverbs-providers kmod cpio \
+	xz-utils util-linux procps psmisc curl ca-certificates
+DEPS_BPO_PKGS := libbpf-dev libbpf1 bpftool
+BPO_LIST := /etc/apt/sources.list.d/rdmanet-bookworm-backports.list
+
+deps:
+	@missing=""; \
+	for p in $(DEPS_PKGS); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	bpo_ok=1; \
+	v=$$(dpkg-query -W -f='$${Version}' libbpf-dev 2>/dev/null); \
+	dpkg --compare-versions "$${v:-0}" ge 1:1.3 || bpo_ok=0; \
+	command -v bpftool >/dev/null 2>&1 && bpftool version >/dev/null 2>&1 || bpo_ok=0; \
+	if [ -z "$$missing" ] && [ $$bpo_ok = 1 ]; then echo "deps: all installed"; exit 0; fi; \
+	if [ "$$(id -u)" != 0 ]; then echo "deps: missing:$$missing (run as root)" >&2; exit 1; fi; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then \
+		echo 'deb http://deb.debian.org/debian bookworm-backports main' > $(BPO_LIST); \
+	fi; \
+	echo "deps: installing$$missing $(DEPS_BPO_PKGS)"; \
+	apt-get update -qq && \
+	apt-get install -y -qq --no-install-recommends -t bookworm-backports $(DEPS_BPO_PKGS) >/dev/null && \
+	apt-get install -y -qq --no-install-recommends $(DEPS_PKGS) >/dev/null
+
+check-deps:
+	@command -v $(BPFTOOL) >/dev/null || { echo "bpftool missing: run 'make deps'" >&2; exit 1; }
+
+# --- entry points -------------------------------------------------------------
+
+test: deps
+	$(MAKE) all
+	$(MAKE) $(FUZZ_BINS)
+	selftests/run.sh $(OUT)
+
+bench: deps
+	$(MAKE) all
+	selftests/bench/run.sh $(OUT)
+
+demo: deps
+	$(MAKE) all
+	deploy/demo.sh $(OUT)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(CNI_BIN_DIR)
+	install -m 0755 $(OUT)/bin/rdmanetd $(DESTDIR)$(PREFIX)/sbin/rdmanetd
+	install -m 0755 $(OUT)/bin/rdmanetctl $(DESTDIR)$(PREFIX)/bin/rdmanetctl
+	[ ! -x $(OUT)/bin/rdmanet ] || install -m 0755 $(OUT)/bin/rdmanet $(DESTDIR)$(CNI_BIN_DIR)/rdmanet
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/sbin/rdmanetd $(DESTDIR)$(PREFIX)/bin/rdmanetctl $(DESTDIR)$(CNI_BIN_DIR)/rdmanet
+
+clean:
+	rm -rf $(OUT)
+
+-include $(shell find $(OUT)/obj $(OUT)/fuzzobj -name '*.d' 2>/dev/null)

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* What happens to a frame a pod sends, wherever tc first sees it: the
+ * master's egress, or its ingress for macvlan bridge-mode pod-to-pod frames
+ * that never reach the egress. Enforce the source address, mark RoCE,
+ * count. Returns a TC_ACT_* verdict. */
+#ifndef RDMANET_BPF_POD_TX_H
+#define RDMANET_BPF_POD_TX_H
+
+#include "parse.h"
+#include "count.h"
+#include "mark.h"
+#include "../maps/pod_info.h"
+#include "../maps/pod_ctr.h"
+
+#define RN_TC_ACT_OK 0
+#define RN_TC_ACT_SHOT 2
+
+/* Sources a pod may use without owning them: IPv4 0.0.0.0 (DHCP), IPv6 ::
+ * (DAD) and fe80::/10 (neighbour discovery). */
+static __always_inline int rn_source_unowned_ok(const struct rn_pkt *p, void *data_end)
+{
+	if (p->family == 4) {
+		struct iphdr *iph = p->l3;
+
+		return (void *)(iph + 1) <= data_end && iph->saddr == 0;
+	}
+	if (p->family == 6) {
+		struct ipv6hdr *ip6 = p->l3;
+		__u32 *a;
+
+		if ((void *)(ip6 + 1) > data_end)
+			return 0;
+		a = ip6->saddr.in6_u.u6_addr32;
+		if ((a[0] & bpf_htonl(0xffc00000)) == bpf_htonl(0xfe800000))
+			return 1;
+		return (a[0] | a[1] | a[2] | a[3]) == 0;
+	}
+	return 1;
+}
+
+static __always_inline int rn_source_owned(const struct rn_pod *pod, const struct rn_pkt *p,
+					   void *data_end)
+{
+	if (p->family == 4) {
+		struct iphdr *iph = p->l3;
+
+		if ((void *)(iph + 1) > data_end)
+			return 0;
+#pragma unroll
+		for (int i = 0; i < RN_POD_MAX_IPV4; i++)
+			if (i < pod->n_ipv4 && pod->ipv4[i] == iph->saddr)
+				return 1;
+		return 0;
+	}
+	if (p->family == 6) {
+		struct ipv6hdr *ip6 = p->l3;
+		__u32 *a;
+
+		if ((void *)(ip6 + 1) > data_end)
+			return 0;
+		a = ip6->saddr.in6_u.u6_addr32;
+#pragma unroll
+		for (int i = 0; i < RN_POD_MAX_IPV6; i++) {
+			const __u32 *b = (const __u32 *)pod->ipv6[i];
+
+			if (i < pod->n_ipv6 && a[0] == b[0] && a[1] == b[1] &&
+			    a[2] == b[2] && a[3] == b[3])
+				return 1;
+		}
+		return 0;
+	}
+	return 1;
+}
+
+static __always_inline int rn_pod_tx(struct rn_pkt *p, void *data_end, int cls,
+				     const struct rn_master *m, __u32 slot,
+				     __u32 segs, __u64 bytes)
+{
+	struct rn_pod_counters *pc = bpf_map_lookup_elem(&rn_pod_ctr_v1, &slot);
+	struct rn_pod *pod = bpf_map_lookup_elem(&rn_pod_info_v1, &slot);
+
+	if (!pc || !pod || cls < 0 || cls >= RN_CLASS_MAX)
+		return RN_TC_ACT_OK;
+	if (m->policy != RN_POLICY_OFF && !rn_source_owned(pod, p, data_end) &&
+	    !rn_source_unowned_ok(p, data_end)) {
+		pc->violations[RN_VIOLATION_SPOOFED_SOURCE] += segs;
+		if (m->policy == RN_POLICY_ENFORCE) {
+			pc->drops[RN_VIOLATION_SPOOFED_SOURCE] += segs;
+			return RN_TC_ACT_SHOT;
+		}
+	}
+	if (rn_is_roce(cls)) {
+		__u8 dscp = cls == RN_CLASS_CNP ? pod->dscp_cnp : pod->dscp_roce;
+
+		if (dscp == RN_DSCP_INHERIT)
+			dscp = cls == RN_CLASS_CNP ? m->dscp_cnp : m->dscp_roce;
+		if (rn_mark(p, data_end, dscp, m->ecn))
+			pc->tx_marked += segs;
+	}
+	rn_count(&pc->traffic[RN_DIR_TX][cls], segs, bytes);
+	return RN_TC_ACT_OK;
+}
+
+#endif

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* XDP on a RoCE master: per-pod rx accounting by destination MAC (or IP for
+ * ipvlan pods), ECN-CE counting on RoCE, malformed and unknown frames per
+ * master. Always XDP_PASS: this program observes, it never decides. */
+#include "parse.h"
+#include "count.h"
+#include "master_state.h"
+#include "pod_lookup.h"
+#include "../maps/pod_ctr.h"
+#include <xdp/xdp_helpers.h>
+
+/* Run after other XDP programs in the libxdp dispatcher (they may drop or
+ * redirect; what they drop never reached the pod), and let the chain go on. */
+struct {
+	__uint(priority, 90);
+	__uint(XDP_PASS, 1);
+} XDP_RUN_CONFIG(rn_xdp_rx);
+
+SEC("xdp.frags")
+int rn_xdp_rx(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	__u32 mslot = rn_master_slot;
+	struct rn_master *m = bpf_map_lookup_elem(&rn_masters_v1, &mslot);
+	struct rn_master_counters *mc = bpf_map_lookup_elem(&rn_mst_ctr_v1, &mslot);
+	struct rn_pod_counters *pc;
+	struct rn_traffic *t;
+	struct rn_pkt p;
+	__u32 len, segs, *slot, pslot;
+	__u64 *ce;
+	int cls;
+
+	if (!m || !mc)
+		return XDP_PASS;
+	/* multi-buffer frames: the linear part is not the whole frame */
+	len = bpf_xdp_get_buff_len(ctx);
+
+	cls = rn_parse(&p, data, data_end, len);
+	if (cls < 0) {
+		if (-cls < RN_MALFORMED_MAX)
+			mc->malformed[-cls]++;
+		return XDP_PASS;
+	}
+	segs = rn_xdp_segments(&p, len, m->mtu);
+
+	slot = rn_pod_lookup(&p, data_end, m, (__u16)mslot, 0);
+	if (slot) {
+		pslot = *slot;
+		pc = bpf_map_lookup_elem(&rn_pod_ctr_v1, &pslot);
+		if (!pc)
+			return XDP_PASS;
+		t = &pc->traffic[RN_DIR_RX][cls];
+		ce = &pc->rx_ecn_ce;
+	} else {
+		t = &mc->unknown[RN_DIR_RX][cls];
+		ce = &mc->rx_ecn_ce;
+	}
+	rn_count(t, segs, rn_seg_bytes(&p, len, segs));
+	if (rn_is_roce(cls) && rn_is_ce(&p))
+		*ce += segs;
+	return XDP_PASS;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

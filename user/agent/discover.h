@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Masters when the config lists none: the netdevs behind RDMA ports whose
+ * link layer is Ethernet (RoCE). */
+#ifndef RDMANET_AGENT_DISCOVER_H
+#define RDMANET_AGENT_DISCOVER_H
+
+#include "config.h"
+
+/* Fills names (up to max) and returns how many, or a negative errno. */
+int rn_discover_roce_netdevs(const char *sysfs_root, char names[][RN_IFNAMSIZ], int max);
+
+#endif

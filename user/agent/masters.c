@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+
+#include "attach.h"
+#include "discover.h"
+#include "log.h"
+#include "masters.h"
+#include "netdev.h"
+#include "registry.h"
+
+static int pick_slot(const struct rn_maps *m, const char *ifname)
+{
+	struct rn_master ms;
+	int free_slot = -1;
+
+	for (__u32 s = 0; s < RN_MAX_MASTERS; s++) {
+		if (rn_master_get(m, s, &ms))
+			continue;
+		if ((ms.flags & RN_MASTER_F_IN_USE) && !strncmp(ms.ifname, ifname, RN_IFNAMSIZ))
+			return (int)s;
+		if (!(ms.flags & RN_MASTER_F_IN_USE) && free_slot < 0)
+			free_slot = (int)s;
+	}
+	return free_slot >= 0 ? free_slot : -ENOSPC;
+}
+
+static void detach_all(const struct rn_config *c, const struct rn_master *ms)
+{
+	struct rn_netdev nd;
+	struct rn_error e = { 0 };
+
+	/* a vanished device took its attachments with it */
+	if (rn_netdev_get(NULL, (int)ms->ifindex, &nd, NULL) || strcmp(nd.ifname, ms->ifname)) {
+		rn_tc_detach(c->bpf.pin_dir, (int)ms->ifindex, false, NULL);
+		return;
+	}
+	if (rn_xdp_detach((int)ms->ifindex, &e))
+		rn_warn("%s: %s", ms->ifname, e.msg);
+	if (rn_tc_detach(c->bpf.pin_dir, (int)ms->ifindex, ms->flags & RN_MASTER_F_OWN_QDISC, &e))
+		rn_warn("%s: %s", ms->ifname, e.msg);
+}
+
+static int setup_one(const struct rn_config *c, const struct rn_maps *m,
+		     const struct rn_master_config *mc)
+{
+	enum rn_tc_state tc_e = RN_TC_NONE, tc_i = RN_TC_NONE;
+	enum rn_xdp_state xdp = RN_XDP_NONE;
+	struct rn_master ms, old;
+	struct rn_error e = { 0 };
+	struct rn_netdev nd;
+	bool own_qdisc = false;
+	int slot;
+	__u32 key;
+
+	if (rn_netdev_get(mc->ifname, 0, &nd, &e)) {
+		rn_warn("master %s: %s", mc->ifname, e.msg);
+		return -ENODEV;
+	}
+	slot = pick_slot(m, mc->ifname);
+	if (slot < 0) {
+		rn_err("master %s: all %d master slots are in use", mc->ifname, RN_MAX_MASTERS);
+		return slot;
+	}
+	key = (__u32)slot;
+	if (rn_master_get(m, key, &old))
+		memset(&old, 0, sizeof(old));
+	if ((old.flags & RN_MASTER_F_IN_USE) && old.ifindex != (__u32)nd.ifindex) {
+		rn_info("master %s: ifindex changed %u -> %d, reattaching", mc->ifname,
+			old.ifindex, nd.ifindex);
+		rn_tc_detach(c->bpf.pin_dir, (int)old.ifindex, false, NULL);
+		old.flags &= (__u8)~RN_MASTER_F_OWN_QDISC;
+		old.xdp = old.tc = 0;
+	}
+
+	memset(&ms, 0, sizeof(ms));
+	ms.ifindex = (__u32)nd.ifindex;
+	ms.mtu = nd.mtu;
+	ms.policy = (__u8)mc->policy;
+	ms.ecn = (__u8)c->qos.ecn;
+	ms.dscp_roce = (__u8)c->qos.roce_dscp;
+	ms.dscp_cnp = (__u8)c->qos.cnp_dscp;
+	ms.xdp = old.xdp;
+	ms.tc = old.tc;
+	ms.flags = (__u8)(RN_MASTER_F_IN_USE | (old.flags & (RN_MASTER_F_IP_KEYED | RN_MASTER_F_OWN_QDISC)));
+	memcpy(ms.ifname, nd.ifname, sizeof(ms.ifname));
+	/* config first: the programs read it from their first packet on */
+	if (bpf_map_update_elem(m->masters, &key, &ms, BPF_ANY)) {
+		rn_err("master %s: write config: %s", mc->ifname, strerror(errno));
+		return -errno;
+	}
+
+	if (rn_tc_attach(c->bpf.pin_dir, nd.ifindex, key, false, &tc_e, &own_qdisc, &e))
+		rn_err("master %s: tc egress: %s", mc->ifname, e.msg);
+	if (rn_tc_attach(c->bpf.pin_dir, nd.ifindex, key, true, &tc_i, &own_qdisc, &e))
+		rn_err("master %s: tc ingress: %s", mc->ifname, e.msg);
+	if (rn_xdp_attach(c->bpf.pin_dir, nd.ifindex, key, mc->xdp_mode, &xdp, &e))
+		rn_err("master %s: %s", mc->ifname, e.msg);
+
+	ms.xdp = (__u8)xdp;
+	ms.tc = (__u8)(tc_e == tc_i ? tc_e : RN_TC_NONE);
+	if (tc_e != tc_i)
+		rn_warn("master %s: tc egress and ingress attached differently", mc->ifname);
+	if (own_qdisc)
+		ms.flags |= RN_MASTER_F_OWN_QDISC;
+	if (memcmp(&ms, &old, sizeof(ms)))
+		rn_info("master %s (ifindex %d, slot %d): xdp %s, tc %s, policy %s, mtu %u",
+			ms.ifname, nd.ifindex, slot, xdp == RN_XDP_NATIVE ? "native" :
+			xdp == RN_XDP_SKB ? "skb" : "none", tc_e == RN_TC_TCX ? "tcx" :
+			tc_e == RN_TC_CLSACT ? "clsact" : "none", rn_policy_names[mc->policy], nd.mtu);
+	if (bpf_map_update_elem(m->masters, &key, &ms, BPF_ANY))
+		return -errno;
+	return xdp != RN_XDP_NONE || tc_e != RN_TC_NONE ? 0 : -EIO;
+}
+
+static void drop_pods_of(const struct rn_maps *m, __u32 mslot)
+{
+	struct rn_pod_entry *ents;
+	int n;
+
+	if (rn_registry_list(m, &ents, &n, NULL))
+		return;
+	for (int i = 0; i < n; i++) {
+		if (ents[i].pod.master != mslot)
+			continue;
+		rn_info("unregistering %s/%s %s: its master %s is gone from the config",
+			ents[i].meta.ns, ents[i].meta.name, ents[i].meta.ifname, ents[i].master);
+		rn_registry_remove_slot(m, ents[i].slot);
+	}
+	free(ents);
+}
+
+static void release_slot(const struct rn_config *c, const struct rn_maps *m, __u32 slot,
+			 const struct rn_master *ms)
+{
+	struct rn_master zero;
+
+	detach_all(c, ms);
+	drop_pods_of(m, slot);
+	memset(&zero, 0, sizeof(zero));
+	bpf_map_update_elem(m->masters, &slot, &zero, BPF_ANY);
+}
+
+int rn_masters_reconcile(const struct rn_config *c, const struct rn_maps *m)
+{
+	struct rn_master_config auto_cfg[RN_MAX_MASTERS];
+	const struct rn_master_config *list = c->masters;
+	char names[RN_MAX_MASTERS][RN_IFNAMSIZ];
+	struct rn_master ms;
+	int n = c->n_masters, ok = 0;
+
+	if (n == 0) {
+		n = rn_discover_roce_netdevs("/sys", names, RN_MAX_MASTERS);
+		if (n < 0)
+			n = 0;
+		for (int i = 0; i < n; i++) {
+			memset(&auto_cfg[i], 0, sizeof(auto_cfg[i]));
+			memcpy(auto_cfg[i].ifname, names[i], RN_IFNAMSIZ);
+			auto_cfg[i].policy = c->default_policy;
+			auto_cfg[i].xdp_mode = RN_XDP_MODE_AUTO;
+		}
+		list = auto_cfg;
+	}
+	/* masters no longer wanted give their slot back first */
+	for (__u32 s = 0; s < RN_MAX_MASTERS; s++) {
+		bool wanted = false;
+
+		if (rn_master_get(m, s, &ms) || !(ms.flags & RN_MASTER_F_IN_USE))
+			continue;
+		for (int i = 0; i < n; i++)
+			wanted |= !strncmp(list[i].ifname, ms.ifname, RN_IFNAMSIZ);
+		if (!wanted) {
+			rn_info("master %s: no longer configured, detaching", ms.ifname);
+			release_slot(c, m, s, &ms);
+		}
+	}
+	for (int i = 0; i < n; i++)
+		if (!setup_one(c, m, &list[i]))
+			ok++;
+	return ok;
+}
+
+int rn_masters_teardown(const struct rn_config *c, const struct rn_maps *m)
+{
+	struct rn_master ms;
+
+	for (__u32 s = 0; s < RN_MAX_MASTERS; s++) {
+		if (rn_master_get(m, s, &ms) || !(ms.flags & RN_MASTER_F_IN_USE))
+			continue;
+		ms.ifname[RN_IFNAMSIZ - 1] = '\0';
+		rn_info("master %s: detaching", ms.ifname);
+		release_slot(c, m, s, &ms);
+	}
+	return 0;
+}

@@ -1,0 +1,11 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* rdmanetctl ip: placeholder until its issue lands (see issues). */
+#include "ctl.h"
+
+int cmd_ip(struct ctl *ctl, int argc, char **argv)
+{
+	(void)ctl;
+	(void)argc;
+	(void)argv;
+	return ctl_fail("ip: not built yet");
+}

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+
+#include "config.h"
+#include "json_fields.h"
+#include "map_sizes_user.h"
+
+const char *const rn_policy_names[3] = { "off", "monitor", "enforce" };
+const char *const rn_ecn_names[3] = { "off", "ect0", "ect1" };
+const char *const rn_xdp_mode_names[4] = { "auto", "native", "skb", "off" };
+
+void rn_config_defaults(struct rn_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (gethostname(c->node, sizeof(c->node) - 1))
+		strcpy(c->node, "localhost");
+	c->default_policy = RN_POLICY_MONITOR;
+	c->qos.roce_dscp = RN_DEFAULT_ROCE_DSCP;
+	c->qos.cnp_dscp = RN_DEFAULT_CNP_DSCP;
+	c->qos.ecn = RN_ECN_ECT0;
+	snprintf(c->textfile.dir, sizeof(c->textfile.dir), "%s", RN_DEFAULT_TEXTFILE_DIR);
+	c->textfile.interval_s = 15;
+	snprintf(c->bpf.pin_dir, sizeof(c->bpf.pin_dir), "%s", RN_DEFAULT_PIN_DIR);
+	c->bpf.max_pods = RN_DEFAULT_MAX_PODS;
+}
+
+void rn_config_free(struct rn_config *c)
+{
+	free(c->masters);
+	json_decref(c->root);
+	rn_config_defaults(c);
+}
+
+static int parse_masters(struct rn_config *c, json_t *arr, struct rn_error *e)
+{
+	static const char *const keys[] = { "ifname", "policy", "xdp_mode", NULL };
+	size_t i;
+	json_t *m;
+
+	if (json_array_size(arr) > RN_MAX_MASTERS)
+		return rn_fail(e, -EINVAL, "config: masters: more than %d entries", RN_MAX_MASTERS);
+	c->masters = calloc(json_array_size(arr) + 1, sizeof(*c->masters));
+	if (!c->masters)
+		return rn_fail(e, -ENOMEM, "config: out of memory");
+	json_array_foreach(arr, i, m) {
+		struct rn_master_config *mc = &c->masters[i];
+		char where[32];
+		int v;
+
+		snprintf(where, sizeof(where), "config: masters[%zu]", i);
+		if (!json_is_object(m))
+			return rn_fail(e, -EINVAL, "%s: expected an object", where);
+		if (rn_json_only_keys(m, keys, where, e) ||
+		    rn_json_string(m, "ifname", mc->ifname, sizeof(mc->ifname), where, e))
+			return -EINVAL;
+		if (!mc->ifname[0])
+			return rn_fail(e, -EINVAL, "%s.ifname: required", where);
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(c->masters[j].ifname, mc->ifname))
+				return rn_fail(e, -EINVAL, "%s.ifname: \"%s\" listed twice", where,
+					       mc->ifname);
+		v = c->default_policy;
+		if (rn_json_enum(m, "policy", rn_policy_names, 3, &v, where, e))
+			return -EINVAL;
+		mc->policy = v;
+		v = RN_XDP_MODE_AUTO;
+		if (rn_json_enum(m, "xdp_mode", rn_xdp_mode_names, 4, &v, where, e))
+			return -EINVAL;
+		mc->xdp_mode = v;
+		c->n_masters++;
+	}
+	return 0;
+}
+
+static int parse_qos(struct rn_config *c, json_t *q, struct rn_error *e)
+{
+	static const char *const keys[] = { "roce_dscp", "cnp_dscp", "ecn", NULL };
+	long long v;
+	int ecn = c->qos.ecn;
+
+	if (rn_json_only_keys(q, keys, "config: qos", e))
+		return -EINVAL;
+	v = c->qos.roce_dscp;
+	if (rn_json_int(q, "roce_dscp", 0, RN_DSCP_MAX, &v, "config: qos", e))
+		return -EINVAL;
+	c->qos.roce_dscp = (int)v;
+	v = c->qos.cnp_dscp;
+	if (rn_json_int(q, "cnp_dscp", 0, RN_DSCP_MAX, &v, "config: qos", e))
+		return -EINVAL;
+	c->qos.cnp_dscp = (int)v;
+	if (rn_json_enum(q, "ecn", rn_ecn_names, 3, &ecn, "config: qos", e))
+		return -EINVAL;
+	c->qos.ecn = ecn;
+	return 0;
+}
+
+static int parse_textfile(struct rn_config *c, json_t *t, struct rn_error *e)
+{
+	static const char *const keys[] = { "dir", "interval_s", NULL };
+	long long v = c->textfile.interval_s;
+
+	if (rn_json_only_keys(t, keys, "config: textfile", e) ||
+	    rn_json_string(t, "dir", c->textfile.dir, sizeof(c->textfile.dir),
+			   "config: textfile", e) ||
+	    rn_json_int(t, "interval_s", 0, 86400, &v, "config: textfile", e))
+		return -EINVAL;
+	c->textfile.interval_s = (int)v;
+	return 0;
+}
+
+static int parse_bpf(struct rn_config *c, json_t *b, struct rn_error *e)
+{
+	static const char *const keys[] = { "pin_dir", "max_pods", NULL };
+	long long v = c->bpf.max_pods;
+
+	if (rn_json_only_keys(b, keys, "config: bpf", e) ||
+	    rn_json_string(b, "pin_dir", c->bpf.pin_dir, sizeof(c->bpf.pin_dir),
+			   "config: bpf", e) ||
+	    rn_json_int(b, "max_pods", 16, RN_MAX_PODS_LIMIT, &v, "config: bpf", e))
+		return -EINVAL;
+	if (c->bpf.pin_dir[0] != '/')
+		return rn_fail(e, -EINVAL, "config: bpf.pin_dir: must be an absolute path");
+	c->bpf.max_pods = (unsigned int)v;
+	return 0;
+}
+
+int rn_config_from_json(struct rn_config *c, json_t *root, struct rn_error *e)
+{
+	static const char *const keys[] = { "node", "masters", "default_policy", "qos",
+					    "textfile", "bpf", "ipam", "pools", "rdma", NULL };
+	json_t *masters, *qos, *textfile, *bpf;
+	int pol, err;
+
+	rn_config_defaults(c);
+	if (!json_is_object(root))
+		return rn_fail(e, -EINVAL, "config: expected a JSON object at the top level");
+	pol = c->default_policy;
+	if (rn_json_only_keys(root, keys, "config", e) ||
+	    rn_json_string(root, "node", c->node, sizeof(c->node), "config", e) ||
+	    rn_json_enum(root, "default_policy", rn_policy_names, 3, &pol, "config", e) ||
+	    rn_json_typed(root, "masters", JSON_ARRAY, &masters, "config", e) ||
+	    rn_json_typed(root, "qos", JSON_OBJECT, &qos, "config", e) ||
+	    rn_json_typed(root, "textfile", JSON_OBJECT, &textfile, "config", e) ||
+	    rn_json_typed(root, "bpf", JSON_OBJECT, &bpf, "config", e) ||
+	    rn_json_typed(root, "ipam", JSON_OBJECT, &c->ipam, "config", e) ||
+	    rn_json_typed(root, "pools", JSON_ARRAY, &c->pools, "config", e) ||
+	    rn_json_typed(root, "rdma", JSON_OBJECT, &c->rdma, "config", e))
+		goto fail;
+	c->default_policy = pol;
+	err = (masters && parse_masters(c, masters, e)) ||
+	      (qos && parse_qos(c, qos, e)) ||
+	      (textfile && parse_textfile(c, textfile, e)) ||
+	      (bpf && parse_bpf(c, bpf, e));
+	if (err)
+		goto fail;
+	c->root = json_incref(root);
+	return 0;
+fail:
+	free(c->masters);
+	rn_config_defaults(c);
+	return e ? e->code : -EINVAL;
+}
+
+int rn_config_parse(struct rn_config *c, const char *text, struct rn_error *e)
+{
+	json_error_t jerr;
+	json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+	int err;
+
+	if (!root) {
+		rn_config_defaults(c);
+		return rn_fail(e, -EINVAL, "config: line %d column %d: %s", jerr.line,
+			       jerr.column, jerr.text);
+	}
+	err = rn_config_from_json(c, root, e);
+	json_decref(root);
+	return err;
+}
+
+int rn_config_load(struct rn_config *c, const char *path, struct rn_error *e)
+{
+	json_error_t jerr;
+	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	int err;
+
+	if (!root) {
+		rn_config_defaults(c);
+		if (jerr.line < 1)
+			return rn_fail(e, -ENOENT, "%s: %s", path, jerr.text);
+		return rn_fail(e, -EINVAL, "%s: line %d column %d: %s", path, jerr.line,
+			       jerr.column, jerr.text);
+	}
+	err = rn_config_from_json(c, root, e);
+	json_decref(root);
+	if (err)
+		rn_fail_wrap(e, "%s", path);
+	return err;
+}
+
+const struct rn_master_config *rn_config_master(const struct rn_config *c, const char *ifname)
+{
+	for (int i = 0; i < c->n_masters; i++)
+		if (!strcmp(c->masters[i].ifname, ifname))
+			return &c->masters[i];
+	return NULL;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The node configuration file (a ConfigMap in Kubernetes), shared by
+ * rdmanetd, rdmanetctl and the CNI plugin. Every key has a default; an
+ * unknown key is an error that names it. */
+#ifndef RDMANET_CONFIG_H
+#define RDMANET_CONFIG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <jansson.h>
+#include <rdmanet/master.h>
+#include <rdmanet/policy.h>
+
+#include "error.h"
+
+#define RN_DEFAULT_CONFIG "/etc/rdmanet/config.json"
+#define RN_DEFAULT_PIN_DIR "/sys/fs/bpf/rdmanet"
+#define RN_DEFAULT_TEXTFILE_DIR "/var/lib/node_exporter/textfile_collector"
+#define RN_DEFAULT_IPAM_DB "/var/lib/rdmanet/ipam.db"
+
+enum rn_xdp_mode { RN_XDP_MODE_AUTO = 0, RN_XDP_MODE_NATIVE, RN_XDP_MODE_SKB,
+		   RN_XDP_MODE_OFF };
+
+struct rn_master_config {
+	char ifname[RN_IFNAMSIZ];
+	enum rn_policy policy;
+	enum rn_xdp_mode xdp_mode;
+};
+
+struct rn_qos_config {
+	int roce_dscp;
+	int cnp_dscp;
+	enum rn_ecn_mode ecn;
+};
+
+struct rn_config {
+	char node[256];
+	struct rn_master_config *masters;
+	int n_masters;
+	enum rn_policy default_policy;	/* for auto-discovered masters */
+	struct rn_qos_config qos;
+	struct {
+		char dir[PATH_MAX];
+		int interval_s;		/* 0: no periodic export */
+	} textfile;
+	struct {
+		char pin_dir[PATH_MAX];
+		unsigned int max_pods;
+	} bpf;
+	/* Sections owned by other modules, kept as parsed JSON: the IPAM
+	 * store settings, the pools, and the RDMA device selection. */
+	json_t *ipam;
+	json_t *pools;
+	json_t *rdma;
+	json_t *root;
+};
+
+extern const char *const rn_policy_names[3];
+extern const char *const rn_ecn_names[3];
+extern const char *const rn_xdp_mode_names[4];
+
+void rn_config_defaults(struct rn_config *c);
+/* Parses a file; on error fills e with "FILE: what is wrong" and leaves c
+ * holding defaults. */
+int rn_config_load(struct rn_config *c, const char *path, struct rn_error *e);
+int rn_config_parse(struct rn_config *c, const char *text, struct rn_error *e);
+int rn_config_from_json(struct rn_config *c, json_t *root, struct rn_error *e);
+void rn_config_free(struct rn_config *c);
+
+const struct rn_master_config *rn_config_master(const struct rn_config *c, const char *ifname);
+
+#endif

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "error.h"
+
+int rn_fail(struct rn_error *e, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!e)
+		return code;
+	e->code = code;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int rn_fail_wrap(struct rn_error *e, const char *fmt, ...)
+{
+	char prefix[256], old[sizeof(e->msg)];
+	va_list ap;
+
+	if (!e)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(prefix, sizeof(prefix), fmt, ap);
+	va_end(ap);
+	memcpy(old, e->msg, sizeof(old));
+	snprintf(e->msg, sizeof(e->msg), "%s: %s", prefix, old);
+	return e->code;
+}

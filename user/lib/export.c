@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "export.h"
+#include "maps.h"
+#include "metrics_datapath.h"
+#include "stats.h"
+#include "textfile.h"
+
+int rn_export_textfile(const struct rn_config *c, const char *dir, struct rn_error *e)
+{
+	struct rn_textfile t;
+	struct rn_stats s;
+	struct rn_maps m;
+	int err;
+
+	err = rn_maps_open(&m, c->bpf.pin_dir, e);
+	if (err)
+		return err;
+	err = rn_stats_collect(&m, &s, e);
+	rn_maps_close(&m);
+	if (err)
+		return err;
+	err = rn_textfile_open(&t, dir, RN_TEXTFILE_NAME, e);
+	if (!err) {
+		rn_metrics_datapath(t.f, &s);
+		err = rn_textfile_commit(&t, e);
+	}
+	rn_stats_free(&s);
+	return err;
+}

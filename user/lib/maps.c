@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "maps.h"
+#include "pin.h"
+
+const char *const rn_map_names[7] = {
+	"rn_masters_v1", "rn_mst_ctr_v1", "rn_pods_v1", "rn_pod_ips_v1",
+	"rn_pod_info_v1", "rn_pod_ctr_v1", "rn_pod_meta_v1",
+};
+
+static int *map_field(struct rn_maps *m, int i)
+{
+	int *fields[] = { &m->masters, &m->mst_ctr, &m->pods, &m->pod_ips,
+			  &m->pod_info, &m->pod_ctr, &m->pod_meta };
+
+	return fields[i];
+}
+
+void rn_maps_close(struct rn_maps *m)
+{
+	for (int i = 0; i < 7; i++) {
+		int *fd = map_field(m, i);
+
+		if (*fd > 0)
+			close(*fd);
+		*fd = -1;
+	}
+}
+
+int rn_maps_open(struct rn_maps *m, const char *pin_dir, struct rn_error *e)
+{
+	struct bpf_map_info info;
+	__u32 len = sizeof(info);
+	char path[PATH_MAX];
+
+	memset(m, 0, sizeof(*m));
+	for (int i = 0; i < 7; i++)
+		*map_field(m, i) = -1;
+	for (int i = 0; i < 7; i++) {
+		int fd;
+
+		if (rn_pin_path(path, sizeof(path), pin_dir, rn_map_names[i]))
+			return rn_fail(e, -ENAMETOOLONG, "pin dir %s: path too long", pin_dir);
+		fd = bpf_obj_get(path);
+		if (fd < 0) {
+			int err = -errno;
+
+			rn_maps_close(m);
+			if (err == -ENOENT)
+				return rn_fail(e, err, "%s is not pinned: is rdmanetd running?", path);
+			return rn_fail(e, err, "open %s: %s", path, strerror(-err));
+		}
+		*map_field(m, i) = fd;
+	}
+	memset(&info, 0, sizeof(info));
+	if (bpf_map_get_info_by_fd(m->pod_info, &info, &len)) {
+		int err = -errno;
+
+		rn_maps_close(m);
+		return rn_fail(e, err, "bpf map info: %s", strerror(-err));
+	}
+	m->max_pods = info.max_entries;
+	m->ncpus = libbpf_num_possible_cpus();
+	if (m->ncpus <= 0) {
+		rn_maps_close(m);
+		return rn_fail(e, -EINVAL, "cannot count possible CPUs");
+	}
+	return 0;
+}
+
+int rn_maps_unpin(const char *pin_dir, struct rn_error *e)
+{
+	char path[PATH_MAX];
+
+	for (int i = 0; i < 7; i++) {
+		if (rn_pin_path(path, sizeof(path), pin_dir, rn_map_names[i]))
+			return rn_fail(e, -ENAMETOOLONG, "pin dir %s: path too long", pin_dir);
+		if (unlink(path) && errno != ENOENT)
+			return rn_fail(e, -errno, "unlink %s: %s", path, strerror(errno));
+	}
+	return 0;
+}
+
+int rn_maps_percpu_sum(const struct rn_maps *m, int fd, __u32 key, void *out, size_t value_size)
+{
+	size_t words = value_size / sizeof(__u64);
+	__u64 *all = calloc((size_t)m->ncpus, value_size), *sum = out;
+
+	if (!all)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(fd, &key, all)) {
+		int err = -errno;
+
+		free(all);
+		return err;
+	}
+	memset(out, 0, value_size);
+	for (int cpu = 0; cpu < m->ncpus; cpu++)
+		for (size_t w = 0; w < words; w++)
+			sum[w] += all[(size_t)cpu * words + w];
+	free(all);
+	return 0;
+}
+
+int rn_master_get(const struct rn_maps *m, __u32 slot, struct rn_master *out)
+{
+	if (bpf_map_lookup_elem(m->masters, &slot, out))
+		return -errno;
+	return 0;
+}
+
+int rn_master_find(const struct rn_maps *m, const char *ifname)
+{
+	struct rn_master ms;
+
+	for (__u32 slot = 0; slot < RN_MAX_MASTERS; slot++) {
+		if (rn_master_get(m, slot, &ms))
+			continue;
+		if ((ms.flags & RN_MASTER_F_IN_USE) &&
+		    !strncmp(ms.ifname, ifname, sizeof(ms.ifname)))
+			return (int)slot;
+	}
+	return -ENOENT;
+}

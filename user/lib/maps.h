@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* File descriptors of the pinned data-path maps. */
+#ifndef RDMANET_MAPS_H
+#define RDMANET_MAPS_H
+
+#include <rdmanet/master.h>
+#include <rdmanet/pod.h>
+
+#include "error.h"
+
+struct rn_maps {
+	int masters;		/* rn_masters_v1 */
+	int mst_ctr;		/* rn_mst_ctr_v1 */
+	int pods;		/* rn_pods_v1 */
+	int pod_ips;		/* rn_pod_ips_v1 */
+	int pod_info;		/* rn_pod_info_v1 */
+	int pod_ctr;		/* rn_pod_ctr_v1 */
+	int pod_meta;		/* rn_pod_meta_v1 */
+	unsigned int max_pods;	/* entries of the pinned pod maps */
+	int ncpus;		/* possible CPUs: per-CPU value count */
+};
+
+/* Map names as pinned; their order matches the fields above. */
+extern const char *const rn_map_names[7];
+
+/* Opens every pinned map under pin_dir. Fails with a hint to start
+ * rdmanetd if they are not there. */
+int rn_maps_open(struct rn_maps *m, const char *pin_dir, struct rn_error *e);
+void rn_maps_close(struct rn_maps *m);
+/* Removes the pins (maps live on while programs hold them). */
+int rn_maps_unpin(const char *pin_dir, struct rn_error *e);
+
+/* Per-CPU values summed over CPUs into out, read with one lookup.
+ * value_size is sizeof the struct, which must be a multiple of 8 bytes
+ * of __u64 counters. */
+int rn_maps_percpu_sum(const struct rn_maps *m, int fd, __u32 key, void *out, size_t value_size);
+
+int rn_master_get(const struct rn_maps *m, __u32 slot, struct rn_master *out);
+/* Slot of the in-use master named ifname, or -ENOENT. */
+int rn_master_find(const struct rn_maps *m, const char *ifname);
+
+#endif

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include <sys/socket.h>
+
+#include "pin.h"
+#include "registry.h"
+
+int rn_pod_spec_check(const struct rn_pod_spec *s, struct rn_error *e)
+{
+	int n4 = 0, n6 = 0;
+
+	if (!s->container_id[0])
+		return rn_fail(e, -EINVAL, "container id is required");
+	if (!s->ifname[0])
+		return rn_fail(e, -EINVAL, "ifname is required");
+	if (!s->master[0])
+		return rn_fail(e, -EINVAL, "master is required");
+	if (!s->ip_keyed && rn_mac_is_zero(s->mac))
+		return rn_fail(e, -EINVAL, "a MAC address is required");
+	if (s->dscp < -1 || s->dscp > RN_DSCP_MAX)
+		return rn_fail(e, -EINVAL, "dscp %d is outside 0..%d", s->dscp, RN_DSCP_MAX);
+	if (s->n_ips < 0 || s->n_ips > RN_POD_MAX_IPS)
+		return rn_fail(e, -EINVAL, "too many IPs (at most %d)", RN_POD_MAX_IPS);
+	for (int i = 0; i < s->n_ips; i++) {
+		if (s->ips[i].family == AF_INET)
+			n4++;
+		else
+			n6++;
+		for (int j = 0; j < i; j++)
+			if (rn_addr_equal(&s->ips[i], &s->ips[j]))
+				return rn_fail(e, -EINVAL, "IP listed twice");
+	}
+	if (n4 > RN_POD_MAX_IPV4 || n6 > RN_POD_MAX_IPV6)
+		return rn_fail(e, -EINVAL, "at most %d IPv4 and %d IPv6 addresses per interface",
+			       RN_POD_MAX_IPV4, RN_POD_MAX_IPV6);
+	if (s->ip_keyed && s->n_ips == 0)
+		return rn_fail(e, -EINVAL, "an IP-keyed (ipvlan) interface needs an IP");
+	return 0;
+}
+
+static void ip_key(struct rn_pod_ip_key *k, __u16 master, const struct rn_addr *a)
+{
+	memset(k, 0, sizeof(*k));
+	k->master = master;
+	k->family = a->family == AF_INET ? 4 : 6;
+	memcpy(k->addr, a->b, rn_addr_len(a));
+}
+
+static void pod_ips(const struct rn_pod *p, struct rn_addr *ips, int *n)
+{
+	*n = 0;
+	for (int i = 0; i < p->n_ipv4 && i < RN_POD_MAX_IPV4; i++) {
+		memset(&ips[*n], 0, sizeof(ips[*n]));
+		ips[*n].family = AF_INET;
+		memcpy(ips[*n].b, &p->ipv4[i], 4);
+		(*n)++;
+	}
+	for (int i = 0; i < p->n_ipv6 && i < RN_POD_MAX_IPV6; i++) {
+		memset(&ips[*n], 0, sizeof(ips[*n]));
+		ips[*n].family = AF_INET6;
+		memcpy(ips[*n].b, p->ipv6[i], 16);
+		(*n)++;
+	}
+}
+
+int rn_registry_find(const struct rn_maps *m, const char *container_id, const char *ifname)
+{
+	struct rn_pod_meta meta;
+	__u32 key, next;
+	void *prev = NULL;
+
+	while (!bpf_map_get_next_key(m->pod_meta, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(m->pod_meta, &key, &meta))
+			continue;
+		if (!strncmp(meta.container_id, container_id, sizeof(meta.container_id)) &&
+		    !strncmp(meta.ifname, ifname, sizeof(meta.ifname)))
+			return (int)key;
+	}
+	return -ENOENT;
+}
+
+/* Unpublishes a slot: keys first (the data path stops finding it), the
+ * owner record last (the slot becomes free). */
+void rn_registry_remove_slot(const struct rn_maps *m, __u32 slot)
+{
+	struct rn_pod pod;
+	struct rn_addr ips[RN_POD_MAX_IPS];
+	int n;
+
+	if (!bpf_map_lookup_elem(m->pod_info, &slot, &pod)) {
+		struct rn_pod_key key = { .master = pod.master };
+		__u32 owner;
+
+		memcpy(key.mac, pod.mac, 6);
+		if (!(pod.flags & RN_POD_F_IP_KEYED) &&
+		    !bpf_map_lookup_elem(m->pods, &key, &owner) && owner == slot)
+			bpf_map_delete_elem(m->pods, &key);
+		pod_ips(&pod, ips, &n);
+		for (int i = 0; i < n; i++) {
+			struct rn_pod_ip_key ik;
+
+			ip_key(&ik, pod.master, &ips[i]);
+			if (!bpf_map_lookup_elem(m->pod_ips, &ik, &owner) && owner == slot)
+				bpf_map_delete_elem(m->pod_ips, &ik);
+		}
+	}
+	bpf_map_delete_elem(m->pod_meta, &slot);
+}
+
+static int free_slot(const struct rn_maps *m, __u32 *slot)
+{
+	struct rn_pod_meta meta;
+
+	for (__u32 s = 0; s < m->max_pods; s++) {
+		if (bpf_map_lookup_elem(m->pod_meta, &s, &meta) && errno == ENOENT) {
+			*slot = s;
+			return 0;
+		}
+	}
+	return -ENOSPC;
+}
+
+static int conflict(const struct rn_maps *m, const struct rn_pod_spec *s, __u16 master,
+		    int self, struct rn_error *e)
+{
+	struct rn_pod_meta meta;
+	__u32 owner;
+	int found = 0;
+
+	if (!s->ip_keyed) {
+		struct rn_pod_key key = { .master = master };
+
+		memcpy(key.mac, s->mac, 6);
+		found = !bpf_map_lookup_elem(m->pods, &key, &owner) && (int)owner != self;
+	}
+	for (int i = 0; !found && i < s->n_ips && s->ip_keyed; i++) {
+		struct rn_pod_ip_key ik;
+
+		ip_key(&ik, master, &s->ips[i]);
+		found = !bpf_map_lookup_elem(m->pod_ips, &ik, &owner) && (int)owner != self;
+	}
+	if (!found)
+		return 0;
+	if (bpf_map_lookup_elem(m->pod_meta, &owner, &meta))
+		return rn_fail(e, -EEXIST, "address already registered on %s (slot %u)",
+			       s->master, owner);
+	return rn_fail(e, -EEXIST, "%s already registered on %s by %s/%s (container %.12s, %s)",
+		       s->ip_keyed ? "IP" : "MAC", s->master, meta.ns, meta.name,
+		       meta.container_id, meta.ifname);
+}
+
+static void fill_pod(struct rn_pod *p, const struct rn_pod_spec *s, __u16 master)
+{
+	memset(p, 0, sizeof(*p));
+	memcpy(p->mac, s->mac, 6);
+	p->master = master;
+	p->dscp_roce = s->dscp < 0 ? RN_DSCP_INHERIT : (__u8)s->dscp;
+	p->dscp_cnp = RN_DSCP_INHERIT;
+	p->flags = s->ip_keyed ? RN_POD_F_IP_KEYED : 0;
+	for (int i = 0; i < s->n_ips; i++) {
+		if (s->ips[i].family == AF_INET)
+			memcpy(&p->ipv4[p->n_ipv4++], s->ips[i].b, 4);
+		else
+			memcpy(p->ipv6[p->n_ipv6++], s->ips[i].b, 16);
+	}
+}
+
+static void fill_meta(struct rn_pod_meta *meta, const struct rn_pod_spec *s)
+{
+	struct timespec ts;
+
+	memset(meta, 0, sizeof(*meta));
+	snprintf(meta->ns, sizeof(meta->ns), "%s", s->ns);
+	snprintf(meta->name, sizeof(meta->name), "%s", s->name);
+	snprintf(meta->container_id, sizeof(meta->container_id), "%s", s->container_id);
+	snprintf(meta->ifname, sizeof(meta->ifname), "%s", s->ifname);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	meta->created_ns = (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+static int zero_counters(const struct rn_maps *m, __u32 slot)
+{
+	void *zero = calloc((size_t)m->ncpus, sizeof(struct rn_pod_counters));
+	int err;
+
+	if (!zero)
+		return -ENOMEM;
+	err = bpf_map_update_elem(m->pod_ctr, &slot, zero, BPF_ANY) ? -errno : 0;
+	free(zero);
+	return err;
+}
+
+static int publish(const struct rn_maps *m, const struct rn_pod_spec *s, __u16 master,
+		   __u32 slot, bool fresh, struct rn_error *e)
+{
+	struct rn_pod pod;
+	struct rn_pod_meta meta;
+
+	fill_pod(&pod, s, master);
+	fill_meta(&meta, s);
+	/* order matters: the data path must never find a key whose slot still
+	 * holds another pod's info or counters */
+	if (fresh && zero_counters(m, slot))
+		return rn_fail(e, -errno, "reset counters of slot %u: %s", slot, strerror(errno));
+	if (bpf_map_update_elem(m->pod_info, &slot, &pod, BPF_ANY) ||
+	    bpf_map_update_elem(m->pod_meta, &slot, &meta, BPF_ANY))
+		return rn_fail(e, -errno, "write pod slot %u: %s", slot, strerror(errno));
+	if (!s->ip_keyed) {
+		struct rn_pod_key key = { .master = master };
+
+		memcpy(key.mac, s->mac, 6);
+		if (bpf_map_update_elem(m->pods, &key, &slot, BPF_ANY))
+			return rn_fail(e, -errno, "publish MAC: %s", strerror(errno));
+	} else {
+		for (int i = 0; i < s->n_ips; i++) {
+			struct rn_pod_ip_key ik;
+
+			ip_key(&ik, master, &s->ips[i]);
+			if (bpf_map_update_elem(m->pod_ips, &ik, &slot, BPF_ANY))
+				return rn_fail(e, -errno, "publish IP: %s", strerror(errno));
+		}
+	}
+	return 0;
+}
+
+static int mark_master_ip_keyed(const struct rn_maps *m, __u32 mslot)
+{
+	struct rn_master ms;
+
+	if (rn_master_get(m, mslot, &ms))
+		return -errno;
+	if (ms.flags & RN_MASTER_F_IP_KEYED)
+		return 0;
+	ms.flags |= RN_MASTER_F_IP_KEYED;
+	return bpf_map_update_elem(m->masters, &mslot, &ms, BPF_EXIST) ? -errno : 0;
+}
+
+int rn_registry_add(const char *pin_dir, const struct rn_pod_spec *s, struct rn_error *e)
+{
+	struct rn_maps m;
+	int lock, mslot, old, err;
+	__u32 slot;
+
+	if (rn_pod_spec_check(s, e))
+		return e ? e->code : -EINVAL;
+	err = rn_maps_open(&m, pin_dir, e);
+	if (err)
+		return err;
+	lock = rn_pin_lock_registry(pin_dir, e);
+	if (lock < 0) {
+		rn_maps_close(&m);
+		return lock;
+	}
+	mslot = rn_master_find(&m, s->master);
+	if (mslot < 0) {
+		err = rn_fail(e, -ENODEV, "master %s is not attached by rdmanetd", s->master);
+		goto out;
+	}
+	old = rn_registry_find(&m, s->container_id, s->ifname);
+	err = conflict(&m, s, (__u16)mslot, old, e);
+	if (err)
+		goto out;
+	if (old >= 0) {
+		/* re-registration: keep the slot and its counters, swap the keys */
+		rn_registry_remove_slot(&m, (__u32)old);
+		slot = (__u32)old;
+	} else if (free_slot(&m, &slot)) {
+		err = rn_fail(e, -ENOSPC, "all %u pod slots are in use", m.max_pods);
+		goto out;
+	}
+	if (s->ip_keyed && (err = mark_master_ip_keyed(&m, (__u32)mslot))) {
+		rn_fail(e, err, "flag master %s: %s", s->master, strerror(-err));
+		goto out;
+	}
+	err = publish(&m, s, (__u16)mslot, slot, old < 0, e);
+	if (err)
+		rn_registry_remove_slot(&m, slot);
+out:
+	rn_pin_unlock(lock);
+	rn_maps_close(&m);
+	return err;
+}
+
+int rn_registry_del(const char *pin_dir, const char *container_id, const char *ifname,
+		    bool *removed, struct rn_error *e)
+{
+	struct rn_maps m;
+	int lock, slot, err;
+
+	if (removed)
+		*removed = false;
+	if (!container_id[0] || !ifname[0])
+		return rn_fail(e, -EINVAL, "container id and ifname are required");
+	err = rn_maps_open(&m, pin_dir, e);
+	if (err)
+		return err;
+	lock = rn_pin_lock_registry(pin_dir, e);
+	if (lock < 0) {
+		rn_maps_close(&m);
+		return lock;
+	}
+	slot = rn_registry_find(&m, container_id, ifname);
+	if (slot >= 0) {
+		rn_registry_remove_slot(&m, (__u32)slot);
+		if (removed)
+			*removed = true;
+	}
+	rn_pin_unlock(lock);
+	rn_maps_close(&m);
+	return 0;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct rn_pod_entry *x = a, *y = b;
+	int c = strcmp(x->meta.ns, y->meta.ns);
+
+	if (!c)
+		c = strcmp(x->meta.name, y->meta.name);
+	if (!c)
+		c = strcmp(x->meta.ifname, y->meta.ifname);
+	if (!c)
+		c = strcmp(x->meta.container_id, y->meta.container_id);
+	return c;
+}
+
+int rn_registry_list(const struct rn_maps *m, struct rn_pod_entry **out, int *n,
+		     struct rn_error *e)
+{
+	struct rn_master masters[RN_MAX_MASTERS];
+	struct rn_pod_entry *v = NULL;
+	int cap = 0, cnt = 0;
+	__u32 key, next;
+	void *prev = NULL;
+
+	for (__u32 i = 0; i < RN_MAX_MASTERS; i++)
+		if (rn_master_get(m, i, &masters[i]))
+			memset(&masters[i], 0, sizeof(masters[i]));
+	while (!bpf_map_get_next_key(m->pod_meta, prev, &next)) {
+		struct rn_pod_entry *ent;
+
+		key = next;
+		prev = &key;
+		if (cnt == cap) {
+			struct rn_pod_entry *nv;
+
+			cap = cap ? cap * 2 : 64;
+			nv = realloc(v, (size_t)cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				return rn_fail(e, -ENOMEM, "out of memory");
+			}
+			v = nv;
+		}
+		ent = &v[cnt];
+		memset(ent, 0, sizeof(*ent));
+		ent->slot = key;
+		if (bpf_map_lookup_elem(m->pod_meta, &key, &ent->meta) ||
+		    bpf_map_lookup_elem(m->pod_info, &key, &ent->pod))
+			continue;	/* deleted while we walked */
+		if (ent->pod.master < RN_MAX_MASTERS)
+			memcpy(ent->master, masters[ent->pod.master].ifname, RN_IFNAMSIZ);
+		ent->master[RN_IFNAMSIZ - 1] = '\0';
+		ent->meta.ns[RN_NS_LEN - 1] = '\0';
+		ent->meta.name[RN_POD_NAME_LEN - 1] = '\0';
+		ent->meta.container_id[RN_CONTAINER_ID_LEN - 1] = '\0';
+		ent->meta.ifname[RN_IFNAMSIZ - 1] = '\0';
+		cnt++;
+	}
+	if (cnt)
+		qsort(v, (size_t)cnt, sizeof(*v), entry_cmp);
+	*out = v;
+	*n = cnt;
+	return 0;
+}

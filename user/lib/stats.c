@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "config.h"
+#include "stats.h"
+
+const char *const rn_class_names[RN_CLASS_MAX] = { "roce", "cnp", "tcp", "udp", "other" };
+const char *const rn_dir_names[RN_DIR_MAX] = { "rx", "tx" };
+const char *const rn_violation_names[RN_VIOLATION_MAX] = { "spoofed_source" };
+const char *const rn_malformed_names[RN_MALFORMED_MAX] = {
+	"none", "ethernet", "vlan", "ipv4", "ipv6", "l4", "bth",
+};
+const char *const rn_xdp_state_names[3] = { "none", "native", "skb" };
+const char *const rn_tc_state_names[3] = { "none", "tcx", "clsact" };
+
+_Static_assert(sizeof(struct rn_pod_counters) % 8 == 0, "per-CPU values are __u64 words");
+_Static_assert(sizeof(struct rn_master_counters) % 8 == 0, "per-CPU values are __u64 words");
+_Static_assert(sizeof(struct rn_pod_key) == 8, "pod key layout");
+_Static_assert(sizeof(struct rn_pod_ip_key) == 20, "pod IP key layout");
+_Static_assert(sizeof(struct rn_pod) == 96, "pod layout");
+_Static_assert(sizeof(struct rn_master) == 32, "master layout");
+
+void rn_stats_free(struct rn_stats *s)
+{
+	free(s->pods);
+	memset(s, 0, sizeof(*s));
+}
+
+int rn_stats_collect(const struct rn_maps *m, struct rn_stats *s, struct rn_error *e)
+{
+	struct rn_pod_entry *ents;
+	int n, err;
+
+	memset(s, 0, sizeof(*s));
+	for (__u32 slot = 0; slot < RN_MAX_MASTERS; slot++) {
+		struct rn_master_stats *ms = &s->masters[s->n_masters];
+
+		if (rn_master_get(m, slot, &ms->info) || !(ms->info.flags & RN_MASTER_F_IN_USE))
+			continue;
+		ms->slot = slot;
+		ms->info.ifname[RN_IFNAMSIZ - 1] = '\0';
+		if (rn_maps_percpu_sum(m, m->mst_ctr, slot, &ms->ctr, sizeof(ms->ctr)))
+			memset(&ms->ctr, 0, sizeof(ms->ctr));
+		memcpy(ms->total, ms->ctr.unknown, sizeof(ms->total));
+		s->n_masters++;
+	}
+	err = rn_registry_list(m, &ents, &n, e);
+	if (err)
+		return err;
+	s->pods = calloc((size_t)n + 1, sizeof(*s->pods));
+	if (!s->pods) {
+		free(ents);
+		return rn_fail(e, -ENOMEM, "out of memory");
+	}
+	for (int i = 0; i < n; i++) {
+		struct rn_pod_stats *ps = &s->pods[s->n_pods];
+
+		ps->ent = ents[i];
+		if (rn_maps_percpu_sum(m, m->pod_ctr, ents[i].slot, &ps->ctr, sizeof(ps->ctr)))
+			continue;
+		for (int j = 0; j < s->n_masters; j++) {
+			if (s->masters[j].slot != ps->ent.pod.master)
+				continue;
+			for (int d = 0; d < RN_DIR_MAX; d++)
+				for (int c = 0; c < RN_CLASS_MAX; c++) {
+					s->masters[j].total[d][c].packets += ps->ctr.traffic[d][c].packets;
+					s->masters[j].total[d][c].bytes += ps->ctr.traffic[d][c].bytes;
+				}
+		}
+		s->n_pods++;
+	}
+	free(ents);
+	return 0;
+}
+
+static json_t *traffic_json(const struct rn_traffic *t)
+{
+	return json_pack("{s:I,s:I}", "packets", (json_int_t)t->packets,
+			 "bytes", (json_int_t)t->bytes);
+}
+
+static json_t *classes_json(const struct rn_traffic t[RN_CLASS_MAX])
+{
+	json_t *o = json_object();
+
+	for (int c = 0; c < RN_CLASS_MAX; c++)
+		json_object_set_new(o, rn_class_names[c], traffic_json(&t[c]));
+	return o;
+}
+
+static struct rn_traffic sum_classes(const struct rn_traffic t[RN_CLASS_MAX])
+{
+	struct rn_traffic sum = { 0, 0 };
+
+	for (int c = 0; c < RN_CLASS_MAX; c++) {
+		sum.packets += t[c].packets;
+		sum.bytes += t[c].bytes;
+	}
+	return sum;
+}
+
+int rn_stats_pod_match(const struct rn_pod_entry *ent, const char *filter)
+{
+	const char *slash = strchr(filter, '/');
+
+	if (!slash)
+		return !strcmp(ent->meta.name, filter);
+	return strlen(ent->meta.ns) == (size_t)(slash - filter) &&
+	       !strncmp(ent->meta.ns, filter, (size_t)(slash - filter)) &&
+	       !strcmp(ent->meta.name, slash + 1);
+}
+
+static json_t *pod_json(const struct rn_pod_stats *ps)
+{
+	const struct rn_pod *p = &ps->ent.pod;
+	const struct rn_pod_counters *c = &ps->ctr;
+	char mac[RN_MAC_STRLEN], buf[RN_ADDR_STRLEN];
+	json_t *ips = json_array(), *rx, *tx, *drops, *viol, *o;
+
+	rn_mac_format(p->mac, mac);
+	for (int i = 0; i < p->n_ipv4 && i < RN_POD_MAX_IPV4; i++) {
+		struct rn_addr a = { .family = AF_INET };
+
+		memcpy(a.b, &p->ipv4[i], 4);
+		json_array_append_new(ips, json_string(rn_addr_format(&a, buf)));
+	}
+	for (int i = 0; i < p->n_ipv6 && i < RN_POD_MAX_IPV6; i++) {
+		struct rn_addr a = { .family = AF_INET6 };
+
+		memcpy(a.b, p->ipv6[i], 16);
+		json_array_append_new(ips, json_string(rn_addr_format(&a, buf)));
+	}
+	rx = classes_json(c->traffic[RN_DIR_RX]);
+	json_object_set_new(rx, "ecn_ce_packets", json_integer((json_int_t)c->rx_ecn_ce));
+	tx = classes_json(c->traffic[RN_DIR_TX]);
+	json_object_set_new(tx, "marked_packets", json_integer((json_int_t)c->tx_marked));
+	drops = json_object();
+	viol = json_object();
+	for (int r = 0; r < RN_VIOLATION_MAX; r++) {
+		json_object_set_new(drops, rn_violation_names[r],
+				    json_integer((json_int_t)c->drops[r]));
+		json_object_set_new(viol, rn_violation_names[r],
+				    json_integer((json_int_t)c->violations[r]));
+	}
+	o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:o,s:o,s:o}",
+		      "namespace", ps->ent.meta.ns, "pod", ps->ent.meta.name,
+		      "container_id", ps->ent.meta.container_id, "ifname", ps->ent.meta.ifname,
+		      "master", ps->ent.master, "mac", mac, "ips", ips, "rx", rx, "tx", tx,
+		      "drops", drops, "policy_violations", viol);
+	json_object_set_new(o, "dscp", p->dscp_roce == RN_DSCP_INHERIT ? json_null()
+					: json_integer(p->dscp_roce));
+	json_object_set_new(o, "keyed_by", json_string(p->flags & RN_POD_F_IP_KEYED ? "ip" : "mac"));
+	return o;
+}
+
+static json_t *master_json(const struct rn_master_stats *ms)
+{
+	const struct rn_master *mi = &ms->info;
+	struct rn_traffic urx = sum_classes(ms->ctr.unknown[RN_DIR_RX]);
+	struct rn_traffic utx = sum_classes(ms->ctr.unknown[RN_DIR_TX]);
+	json_t *malformed = json_object(), *o;
+	__u64 mal = 0;
+
+	for (int r = 1; r < RN_MALFORMED_MAX; r++) {
+		mal += ms->ctr.malformed[r];
+		json_object_set_new(malformed, rn_malformed_names[r],
+				    json_integer((json_int_t)ms->ctr.malformed[r]));
+	}
+	o = json_pack("{s:s,s:i,s:s,s:s,s:s,s:{s:o,s:o},s:I,s:o}",
+		      "ifname", mi->ifname, "ifindex", (int)mi->ifindex,
+		      "xdp", rn_xdp_state_names[mi->xdp < 3 ? mi->xdp : 0],
+		      "tc", rn_tc_state_names[mi->tc < 3 ? mi->tc : 0],
+		      "policy", mi->policy < 3 ? rn_policy_names[mi->policy] : "?",
+		      "unknown", "rx", traffic_json(&urx), "tx", traffic_json(&utx),
+		      "malformed_packets", (json_int_t)mal,
+		      "malformed", malformed);
+	json_object_set_new(o, "qos", json_pack("{s:i,s:i,s:s}", "roce_dscp", mi->dscp_roce,
+						"cnp_dscp", mi->dscp_cnp,
+						"ecn", mi->ecn < 3 ? rn_ecn_names[mi->ecn] : "?"));
+	json_object_set_new(o, "unknown_by_class",
+			    json_pack("{s:o,s:o}", "rx", classes_json(ms->ctr.unknown[RN_DIR_RX]),
+				      "tx", classes_json(ms->ctr.unknown[RN_DIR_TX])));
+	json_object_set_new(o, "total", json_pack("{s:o,s:o}",
+						  "rx", classes_json(ms->total[RN_DIR_RX]),
+						  "tx", classes_json(ms->total[RN_DIR_TX])));
+	json_object_set_new(o, "unknown_ecn_ce_packets", json_integer((json_int_t)ms->ctr.rx_ecn_ce));
+	json_object_set_new(o, "unknown_marked_packets", json_integer((json_int_t)ms->ctr.tx_marked));
+	json_object_set_new(o, "mtu", json_integer(mi->mtu));
+	return o;
+}
+
+json_t *rn_stats_json(const struct rn_stats *s, const char *pod_filter, const char *master_filter)
+{
+	json_t *pods = json_array(), *masters = json_array();
+
+	for (int i = 0; i < s->n_pods; i++) {
+		const struct rn_pod_stats *ps = &s->pods[i];
+
+		if (pod_filter && !rn_stats_pod_match(&ps->ent, pod_filter))
+			continue;
+		if (master_filter && strcmp(ps->ent.master, master_filter))
+			continue;
+		json_array_append_new(pods, pod_json(ps));
+	}
+	for (int i = 0; i < s->n_masters; i++) {
+		if (master_filter && strcmp(s->masters[i].info.ifname, master_filter))
+			continue;
+		json_array_append_new(masters, master_json(&s->masters[i]));
+	}
+	return json_pack("{s:o,s:o}", "pods", pods, "masters", masters);
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* A snapshot of every counter in the data path, summed over CPUs. */
+#ifndef RDMANET_STATS_H
+#define RDMANET_STATS_H
+
+#include <jansson.h>
+#include <rdmanet/master.h>
+#include <rdmanet/pod.h>
+
+#include "error.h"
+#include "maps.h"
+#include "registry.h"
+
+struct rn_pod_stats {
+	struct rn_pod_entry ent;
+	struct rn_pod_counters ctr;
+};
+
+struct rn_master_stats {
+	__u32 slot;
+	struct rn_master info;
+	struct rn_master_counters ctr;
+	/* totals over the master's pods plus its unknown traffic */
+	struct rn_traffic total[RN_DIR_MAX][RN_CLASS_MAX];
+};
+
+struct rn_stats {
+	struct rn_pod_stats *pods;
+	int n_pods;
+	struct rn_master_stats masters[RN_MAX_MASTERS];
+	int n_masters;
+};
+
+extern const char *const rn_class_names[RN_CLASS_MAX];
+extern const char *const rn_dir_names[RN_DIR_MAX];
+extern const char *const rn_violation_names[RN_VIOLATION_MAX];
+extern const char *const rn_malformed_names[RN_MALFORMED_MAX];
+extern const char *const rn_xdp_state_names[3];
+extern const char *const rn_tc_state_names[3];
+
+int rn_stats_collect(const struct rn_maps *m, struct rn_stats *s, struct rn_error *e);
+void rn_stats_free(struct rn_stats *s);
+
+/* The `rdmanetctl stats -j` object; pod_filter "NS/NAME" and master_filter
+ * (an ifname) may be NULL. */
+json_t *rn_stats_json(const struct rn_stats *s, const char *pod_filter, const char *master_filter);
+/* True if the pod matches "NS/NAME" (or just "NAME" in any namespace). */
+int rn_stats_pod_match(const struct rn_pod_entry *ent, const char *filter);
+
+#endif
