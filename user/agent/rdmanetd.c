@@ -19,6 +19,7 @@
 #include "maps.h"
 #include "masters.h"
 #include "pin.h"
+#include "rdma_tick.h"
 
 static volatile sig_atomic_t stop;
 
@@ -139,6 +140,7 @@ static int run(const struct rn_config *c, int once)
 			"are discovered from /sys/class/infiniband)", c->n_masters);
 	else
 		rn_info("%d master(s) attached, pins under %s", n, c->bpf.pin_dir);
+	rn_rdma_agent_tick(c);
 	export_once(c);
 
 	sigaction(SIGTERM, &sa, NULL);
@@ -153,6 +155,7 @@ static int run(const struct rn_config *c, int once)
 		if (stop)
 			break;
 		rn_masters_reconcile(c, &m);
+		rn_rdma_agent_tick(c);
 		if (c->textfile.interval_s > 0)
 			export_once(c);
 	}

@@ -8,6 +8,8 @@
 #include "config.h"
 #include "json_fields.h"
 #include "map_sizes_user.h"
+#include "ipam/ipam_config.h"
+#include "rdma/rdma_config.h"
 
 const char *const rn_policy_names[3] = { "off", "monitor", "enforce" };
 const char *const rn_ecn_names[3] = { "off", "ect0", "ect1" };
@@ -48,7 +50,7 @@ static int parse_masters(struct rn_config *c, json_t *arr, struct rn_error *e)
 		return rn_fail(e, -ENOMEM, "config: out of memory");
 	json_array_foreach(arr, i, m) {
 		struct rn_master_config *mc = &c->masters[i];
-		char where[32];
+		char where[48];
 		int v;
 
 		snprintf(where, sizeof(where), "config: masters[%zu]", i);
@@ -156,6 +158,8 @@ int rn_config_from_json(struct rn_config *c, json_t *root, struct rn_error *e)
 	      (textfile && parse_textfile(c, textfile, e)) ||
 	      (bpf && parse_bpf(c, bpf, e));
 	if (err)
+		goto fail;
+	if (rn_ipam_config_check(c, e) || rn_rdma_config_check(c, e))
 		goto fail;
 	c->root = json_incref(root);
 	return 0;

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "export.h"
+#include "ipam/ipam_config.h"
+#include "rdma/rdma_config.h"
 #include "maps.h"
 #include "metrics_datapath.h"
 #include "stats.h"
@@ -22,6 +24,8 @@ int rn_export_textfile(const struct rn_config *c, const char *dir, struct rn_err
 	err = rn_textfile_open(&t, dir, RN_TEXTFILE_NAME, e);
 	if (!err) {
 		rn_metrics_datapath(t.f, &s);
+		rn_metrics_pools(t.f, c);
+		rn_metrics_rdma(t.f, c);
 		err = rn_textfile_commit(&t, e);
 	}
 	rn_stats_free(&s);
