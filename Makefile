@@ -123,6 +123,9 @@ $(OUT)/bin/rdmanet: $(CNI_OBJS) $(LIB)
 # --- tests, tools, benchmarks ------------------------------------------------
 
 TEST_LIB_OBJS := $(patsubst %.c,$(OUT)/obj/%.o,$(TEST_LIB_SRCS))
+TEST_INCLUDES := -Iselftests/lib $(patsubst %,-I%,$(wildcard selftests/*/lib))
+
+$(OUT)/obj/selftests/%.o: CFLAGS += $(TEST_INCLUDES)
 
 $(OUT)/selftests/%: $(OUT)/obj/selftests/%.o $(TEST_LIB_OBJS) $(LIB)
 	$(call msg,LD,$@)

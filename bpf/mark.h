@@ -40,13 +40,15 @@ static __always_inline int rn_mark(struct rn_pkt *p, void *data_end, __u8 dscp, 
 		return 0;
 	if (p->family == 4) {
 		struct iphdr *iph = p->l3;
+		__u8 *b = p->l3;
 		__u16 old, new;
 
 		if ((void *)(iph + 1) > data_end)
 			return 0;
-		old = *(__u16 *)iph;
+		/* the 16-bit word holding version/IHL and TOS, in wire order */
+		old = bpf_htons((__u16)(b[0] << 8 | p->tos));
+		new = bpf_htons((__u16)(b[0] << 8 | tos));
 		iph->tos = tos;
-		new = *(__u16 *)iph;
 		iph->check = rn_csum_replace16(iph->check, old, new);
 	} else if (p->family == 6) {
 		__u8 *b = p->l3;

@@ -197,8 +197,8 @@ static int zero_counters(const struct rn_maps *m, __u32 slot)
 	return err;
 }
 
-static int publish(const struct rn_maps *m, const struct rn_pod_spec *s, __u16 master,
-		   __u32 slot, bool fresh, struct rn_error *e)
+int rn_registry_publish(const struct rn_maps *m, const struct rn_pod_spec *s, __u16 master,
+			__u32 slot, bool fresh, struct rn_error *e)
 {
 	struct rn_pod pod;
 	struct rn_pod_meta meta;
@@ -279,7 +279,7 @@ int rn_registry_add(const char *pin_dir, const struct rn_pod_spec *s, struct rn_
 		rn_fail(e, err, "flag master %s: %s", s->master, strerror(-err));
 		goto out;
 	}
-	err = publish(&m, s, (__u16)mslot, slot, old < 0, e);
+	err = rn_registry_publish(&m, s, (__u16)mslot, slot, old < 0, e);
 	if (err)
 		rn_registry_remove_slot(&m, slot);
 out:

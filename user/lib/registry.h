@@ -50,6 +50,11 @@ int rn_registry_del(const char *pin_dir, const char *container_id, const char *i
 /* All registered pod interfaces, sorted by namespace, pod, ifname. */
 int rn_registry_list(const struct rn_maps *m, struct rn_pod_entry **out, int *n,
 		     struct rn_error *e);
+/* Writes a pod into a slot (counters zeroed if fresh) and publishes its
+ * keys, without locking or slot search: the building block of
+ * rn_registry_add, used directly by the BPF fixtures on unpinned maps. */
+int rn_registry_publish(const struct rn_maps *m, const struct rn_pod_spec *s, __u16 master,
+			__u32 slot, bool fresh, struct rn_error *e);
 /* Unregisters one slot without taking the registry lock (the caller holds
  * it, or is the agent releasing a master). */
 void rn_registry_remove_slot(const struct rn_maps *m, __u32 slot);
