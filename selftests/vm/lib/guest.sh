@@ -1,0 +1,118 @@
+# shellcheck shell=bash
+# VM testbed, guest side: sourced by a node's script inside the VM. Brings
+# in tap.sh (the host re-emits the TAP lines, prefixed with the node name)
+# and helpers to coordinate the two nodes. The run directory share
+# ($VM_RUN, 9p without caching) is the coordination channel, so a test that
+# breaks the wire on purpose can still synchronize.
+#
+#   vm_barrier NAME [TIMEOUT]       wait until every node reached NAME
+#   vm_put KEY VALUE                publish a value to the other node
+#   vm_get KEY [TIMEOUT]            print a value the other node published
+#   vm_wait_listen PORT [TIMEOUT]   wait until a local TCP socket listens on PORT
+#   vm_wait_peer [TIMEOUT]          wait until the peer answers ping over the wire
+#   vm_wait_until TIMEOUT CMD...    poll CMD every 0.1 s until it succeeds
+#
+# Timeouts are in seconds (default 60). Each helper returns 1 on timeout
+# with one line on stderr, and gives up early when the other node's
+# script has already finished (it will never arrive).
+
+# shellcheck source=selftests/lib/tap.sh
+. "$RN_SRC/selftests/lib/tap.sh"
+
+# A peer whose status file exists has finished (or failed setup).
+vm__peers_done() {
+	local n
+	for n in $VM_NODES; do
+		[ "$n" = "$VM_NODE" ] && continue
+		[ -f "$VM_RUN/$n/status" ] && { echo "$n"; return 0; }
+	done
+	return 1
+}
+
+vm_wait_until() {
+	local timeout=$1 deadline
+	shift
+	deadline=$((SECONDS + timeout))
+	while ! "$@"; do
+		if [ $SECONDS -ge $deadline ]; then
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+vm__all_reached() {
+	local name=$1 n
+	for n in $VM_NODES; do
+		[ -f "$VM_RUN/sync/$name.$n" ] || return 1
+	done
+}
+
+vm__barrier_poll() {
+	local gone
+	vm__all_reached "$1" && return 0
+	# all nodes arrived or one never will
+	if gone=$(vm__peers_done); then
+		vm__all_reached "$1" && return 0
+		echo "vm_barrier $1: $gone finished without reaching it" >&2
+		VM_GAVE_UP=1
+		return 0
+	fi
+	return 1
+}
+
+vm_barrier() {
+	local name=$1 timeout=${2:-60}
+	VM_GAVE_UP=
+	touch "$VM_RUN/sync/$name.$VM_NODE"
+	if ! vm_wait_until "$timeout" vm__barrier_poll "$name"; then
+		echo "vm_barrier $name: not every node of '$VM_NODES' arrived in ${timeout}s" >&2
+		return 1
+	fi
+	[ -z "$VM_GAVE_UP" ]
+}
+
+vm_put() {
+	local key=$1 value=$2
+	printf '%s\n' "$value" >"$VM_SHARED/.$key.$VM_NODE.tmp" &&
+		mv "$VM_SHARED/.$key.$VM_NODE.tmp" "$VM_SHARED/$key"
+}
+
+vm__key_ready() {
+	[ -f "$VM_SHARED/$1" ] && return 0
+	if vm__peers_done >/dev/null; then
+		[ -f "$VM_SHARED/$1" ] && return 0
+		VM_GAVE_UP=1
+		return 0
+	fi
+	return 1
+}
+
+vm_get() {
+	local key=$1 timeout=${2:-60}
+	VM_GAVE_UP=
+	if ! vm_wait_until "$timeout" vm__key_ready "$key" || [ -n "$VM_GAVE_UP" ]; then
+		echo "vm_get $key: nobody published it in ${timeout}s" >&2
+		return 1
+	fi
+	cat "$VM_SHARED/$key"
+}
+
+vm__listening() {
+	ss -Hltn "sport = :$1" 2>/dev/null | grep -q .
+}
+
+vm_wait_listen() {
+	local port=$1 timeout=${2:-60}
+	vm_wait_until "$timeout" vm__listening "$port" && return 0
+	echo "vm_wait_listen: nothing listens on TCP port $port after ${timeout}s" >&2
+	return 1
+}
+
+vm_wait_peer() {
+	local timeout=${1:-60}
+	# busybox's ping: busybox-static is a testbed dependency, iputils-ping is not
+	vm_wait_until "$timeout" busybox ping -c 1 -W 1 -q "$VM_PEER_IP" >/dev/null 2>&1 && return 0
+	echo "vm_wait_peer: $VM_PEER ($VM_PEER_IP) does not answer ping after ${timeout}s" >&2
+	return 1
+}

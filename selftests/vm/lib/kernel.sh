@@ -1,0 +1,117 @@
+# shellcheck shell=bash
+# Debian kernel for the VM testbed: pick the package, download it from the
+# Debian archive with apt-get, extract it (dpkg -x, never installed) into
+# the cache and run depmod there. Sourced by vm.sh; needs VM_CACHE.
+#
+#   vm_kernel_pick SERIES     prints the package to use for "6.12" or "6.1"
+#   vm_kernel_fetch SERIES    sets VM_KDIR (extracted root), VM_KVER (uname -r
+#                             of the guest), VM_KIMAGE (the vmlinuz)
+
+# Only the generic amd64 flavour: cloud lacks drivers we load, rt changes timing.
+vm__kernel_regex() {
+	local series=${1//./\\.}
+	echo "^linux-image-${series}[.-][0-9][0-9a-z.+-]*-amd64(-unsigned)?\$"
+}
+
+# Names apt knows for the series, each with its candidate version; a name
+# without a candidate (stale in the lists) is dropped.
+vm__kernel_candidates() {
+	local series=$1 names
+	names=$(apt-cache pkgnames "linux-image-$series" 2>/dev/null |
+		grep -E "$(vm__kernel_regex "$series")" | grep -vE -- '-(rt|cloud)-amd64')
+	[ -n "$names" ] || return 1
+	# shellcheck disable=SC2086
+	apt-cache policy $names 2>/dev/null | awk '
+		/^[^ ]/ { sub(":$", "", $1); name = $1 }
+		/^  Candidate:/ && $2 != "(none)" { print name, $2 }'
+}
+
+vm_kernel_pick() {
+	local series=$1 best
+	if [ -n "${VM_KERNEL_PKG:-}" ]; then
+		echo "$VM_KERNEL_PKG"
+		return 0
+	fi
+	# newest version first; for one version the unsigned package sorts
+	# after the signed one, and either carries the same image and modules
+	best=$(vm__kernel_candidates "$series" | sort -k2,2V -k1,1 | tail -n 1 | cut -d' ' -f1)
+	[ -n "$best" ] || return 1
+	echo "$best"
+}
+
+# The cache entry of a package is keyed by its exact name and version, so a
+# rebuilt package with the same ABI name is fetched again.
+vm__kernel_entry_dir() {
+	echo "$VM_CACHE/kernel/$1_$2"
+}
+
+# Newest already extracted entry of a series: used when apt cannot answer
+# (no lists, offline) so a warm cache still works.
+vm__kernel_cached() {
+	local series=$1 d
+	for d in "$VM_CACHE"/kernel/linux-image-"$series"[.-]*; do
+		[ -f "$d/.complete" ] && echo "$d"
+	done | sort -V | tail -n 1
+}
+
+vm__kernel_extract() {
+	local pkg=$1 ver=$2 dir=$3 tmp deb
+	tmp=$(mktemp -d "$VM_CACHE/dl.XXXXXX") || return 1
+	vm_log "downloading $pkg $ver from the Debian archive"
+	if ! (cd "$tmp" && apt-get download -q "$pkg=$ver" >"$tmp/apt.log" 2>&1); then
+		vm_log "apt-get download $pkg=$ver failed:"
+		sed 's/^/vm:   /' "$tmp/apt.log" >&2
+		rm -rf "$tmp"
+		return 1
+	fi
+	deb=$(ls "$tmp"/*.deb 2>/dev/null | head -n 1)
+	rm -rf "$dir.new"
+	mkdir -p "$(dirname "$dir")"
+	if ! dpkg -x "$deb" "$dir.new"; then
+		vm_log "dpkg -x $deb failed"
+		rm -rf "$tmp" "$dir.new"
+		return 1
+	fi
+	rm -rf "$tmp"
+	local kver
+	kver=$(ls "$dir.new/lib/modules" 2>/dev/null | head -n 1)
+	if [ -z "$kver" ] || [ ! -f "$dir.new/boot/vmlinuz-$kver" ]; then
+		vm_log "$pkg has no lib/modules/<version> or boot/vmlinuz-<version>"
+		rm -rf "$dir.new"
+		return 1
+	fi
+	if ! depmod -b "$dir.new" "$kver"; then
+		vm_log "depmod -b $dir.new $kver failed"
+		rm -rf "$dir.new"
+		return 1
+	fi
+	echo "$pkg $ver $kver" >"$dir.new/.complete"
+	rm -rf "$dir"
+	mv "$dir.new" "$dir"
+}
+
+vm_kernel_fetch() {
+	local series=$1 pkg ver dir
+	pkg=$(vm_kernel_pick "$series")
+	if [ -n "$pkg" ]; then
+		ver=$(apt-cache policy "$pkg" 2>/dev/null | awk '/^  Candidate:/ { print $2 }')
+	fi
+	if [ -n "$pkg" ] && [ -n "$ver" ] && [ "$ver" != "(none)" ]; then
+		dir=$(vm__kernel_entry_dir "$pkg" "$ver")
+		if [ ! -f "$dir/.complete" ]; then
+			vm__kernel_extract "$pkg" "$ver" "$dir" || return 1
+		fi
+	else
+		dir=$(vm__kernel_cached "$series")
+		if [ -z "$dir" ]; then
+			vm_log "no Debian kernel package for $series found by apt-cache" \
+				"(linux-image-$series*-amd64[-unsigned]); run 'make deps'" \
+				"(it adds bookworm-backports and runs apt-get update)"
+			return 1
+		fi
+		vm_log "apt-cache has no $series kernel; using cached $(basename "$dir")"
+	fi
+	VM_KDIR=$dir
+	VM_KVER=$(cut -d' ' -f3 "$dir/.complete")
+	VM_KIMAGE=$dir/boot/vmlinuz-$VM_KVER
+}

@@ -1,0 +1,91 @@
+# shellcheck shell=bash
+# Starting and waiting for the testbed's qemu processes. Sourced by vm.sh.
+#
+#   vm_qemu_pair TIMEOUT   node-a listens on a random loopback port, node-b
+#                          connects: eth0 of each is one end of a wire
+#   vm_qemu_one TIMEOUT    node-a alone (its wire listens, no one connects)
+#
+# Each qemu runs under timeout(1), so no VM outlives its budget even when
+# the test that started it is killed. Sets VM_TIMED_OUT (nodes cut off).
+
+VM_MEM=${VM_MEM:-1024}
+VM_QEMU_BIOS=${VM_QEMU_BIOS:-/usr/share/qemu/qboot.rom}
+
+declare -A VM_QEMU_PID
+
+vm__qemu_start() {
+	local node=$1 mac=$2 netdev=$3 timeout=$4 dir=$VM_RUN_DIR/$1 bios=() quiet=quiet
+	[ -f "$VM_QEMU_BIOS" ] && bios=(-bios "$VM_QEMU_BIOS")
+	[ -n "${VM_DEBUG:-}" ] && quiet=
+	date +%s.%N >"$dir/started"
+	timeout --kill-after=5 "$timeout" qemu-system-x86_64 \
+		-accel tcg -cpu max -m "$VM_MEM" -smp 1 "${bios[@]}" \
+		-nodefaults -no-user-config -display none -monitor none -no-reboot \
+		-serial "file:$dir/console.log" \
+		-kernel "$VM_KIMAGE" -initrd "$VM_INITRD" \
+		-append "console=ttyS0 panic=-1 $quiet mitigations=off rnvm_node=$node rnvm_kdir=$VM_KDIR rnvm_init=$VM_LIB/guest-init.sh" \
+		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+		-virtfs "local,path=$VM_RUN_DIR,mount_tag=rnvm,security_model=none,multidevs=remap" \
+		-netdev "socket,id=wire,$netdev" -device "virtio-net-pci,netdev=wire,mac=$mac" \
+		</dev/null >"$dir/qemu.log" 2>&1 &
+	VM_QEMU_PID[$node]=$!
+}
+
+vm__port_listening() {
+	ss -Hltn "sport = :$1" 2>/dev/null | grep -q .
+}
+
+vm__random_port() {
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 40000))
+		vm__port_listening "$p" || { echo "$p"; return; }
+	done
+}
+
+# Start node-a listening; a port taken between the check and qemu's bind
+# makes qemu exit at once, so try another.
+vm__qemu_start_listener() {
+	local timeout=$1 try port i
+	for try in 1 2 3 4 5; do
+		port=$(vm__random_port)
+		vm__qemu_start node-a 52:54:00:77:00:01 "listen=127.0.0.1:$port" "$timeout"
+		for i in $(seq 100); do
+			vm__port_listening "$port" && { VM_WIRE_PORT=$port; return 0; }
+			kill -0 "${VM_QEMU_PID[node-a]}" 2>/dev/null || break
+			sleep 0.05
+		done
+		kill "${VM_QEMU_PID[node-a]}" 2>/dev/null
+		wait "${VM_QEMU_PID[node-a]}" 2>/dev/null
+		vm_log "node-a qemu did not listen on 127.0.0.1:$port (try $try):" \
+			"$(tail -n 2 "$VM_RUN_DIR/node-a/qemu.log")"
+	done
+	return 1
+}
+
+vm__qemu_wait() {
+	local node rc
+	VM_TIMED_OUT=
+	for node in "$@"; do
+		[ -n "${VM_QEMU_PID[$node]:-}" ] || continue
+		wait "${VM_QEMU_PID[$node]}"
+		rc=$?
+		date +%s.%N >"$VM_RUN_DIR/$node/ended"
+		echo "$rc" >"$VM_RUN_DIR/$node/qemu.status"
+		case $rc in 124 | 137) VM_TIMED_OUT="$VM_TIMED_OUT $node" ;; esac
+		unset "VM_QEMU_PID[$node]"
+	done
+}
+
+vm_qemu_pair() {
+	local timeout=$1
+	vm__qemu_start_listener "$timeout" || return 1
+	vm__qemu_start node-b 52:54:00:77:00:02 "connect=127.0.0.1:$VM_WIRE_PORT" "$timeout"
+	vm__qemu_wait node-a node-b
+}
+
+vm_qemu_one() {
+	local timeout=$1
+	vm__qemu_start_listener "$timeout" || return 1
+	vm__qemu_wait node-a
+}
