@@ -1,21 +1,23 @@
 # shellcheck shell=bash
 # The VM testbed initramfs: busybox-static, initramfs-init.sh as /init and
 # the kernel modules needed to reach the host root (virtio transport where
-# it is modular, 9p, overlay), decompressed so busybox insmod can load
+# it is modular, 9p, overlay) and configfs, decompressed so busybox insmod can load
 # them. Sourced by vm.sh; needs VM_CACHE, VM_KDIR, VM_KVER.
 #
 #   vm_initramfs_build        sets VM_INITRD (cached per kernel and inputs)
 
 # Modules the initramfs itself needs; everything else is loaded after
 # switch_root by the host's modprobe against the extracted /lib/modules.
-VM_INITRAMFS_MODULES="virtio_pci 9pnet_virtio 9p overlay"
+VM_INITRAMFS_MODULES="virtio_pci 9pnet_virtio 9p overlay configfs"
 
 # Ordered, de-duplicated module files (paths under VM_KDIR) to insmod.
 vm__initramfs_module_files() {
-	local m
+	local m deps=""
 	for m in $VM_INITRAMFS_MODULES; do
-		modprobe -d "$VM_KDIR" -S "$VM_KVER" --show-depends "$m" || return 1
-	done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }'
+		deps+=$(modprobe -d "$VM_KDIR" -S "$VM_KVER" --show-depends "$m") || return 1
+		deps+=$'\n'
+	done
+	awk '$1 == "insmod" && !seen[$2]++ { print $2 }' <<<"$deps"
 }
 
 vm__busybox() {
@@ -68,5 +70,8 @@ vm_initramfs_build() {
 	fi
 	rm -rf "$stage"
 	mv "$out.tmp" "$out"
+	# older builds for this kernel (the harness changed since) are dead weight
+	# once no test that prepared them can still be about to boot them
+	find "$VM_CACHE" -maxdepth 1 -name "initramfs-$VM_KVER-*.cpio" ! -path "$out" -mmin +60 -delete
 	VM_INITRD=$out
 }

@@ -6,6 +6,10 @@
 #   vm_kernel_pick SERIES     prints the package to use for "6.12" or "6.1"
 #   vm_kernel_fetch SERIES    sets VM_KDIR (extracted root), VM_KVER (uname -r
 #                             of the guest), VM_KIMAGE (the vmlinuz)
+#   vm_kernel_unpack_modules MODULE...
+#                             decompresses those modules and their dependencies
+#                             in VM_KDIR (6.12 ships .ko.xz; xz under TCG costs
+#                             about a second per boot for the testbed's set)
 
 # Only the generic amd64 flavour: cloud lacks drivers we load, rt changes timing.
 vm__kernel_regex() {
@@ -91,12 +95,14 @@ vm__kernel_extract() {
 }
 
 vm_kernel_fetch() {
-	local series=$1 pkg ver dir
+	local series=$1 pkg ver="" dir
 	pkg=$(vm_kernel_pick "$series")
 	if [ -n "$pkg" ]; then
 		ver=$(apt-cache policy "$pkg" 2>/dev/null | awk '/^  Candidate:/ { print $2 }')
-	fi
-	if [ -n "$pkg" ] && [ -n "$ver" ] && [ "$ver" != "(none)" ]; then
+		if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
+			vm_log "apt-cache has no candidate version of $pkg"
+			return 1
+		fi
 		dir=$(vm__kernel_entry_dir "$pkg" "$ver")
 		if [ ! -f "$dir/.complete" ]; then
 			vm__kernel_extract "$pkg" "$ver" "$dir" || return 1
@@ -104,14 +110,30 @@ vm_kernel_fetch() {
 	else
 		dir=$(vm__kernel_cached "$series")
 		if [ -z "$dir" ]; then
-			vm_log "no Debian kernel package for $series found by apt-cache" \
+			vm_log "no Debian kernel package for $series known to apt-cache" \
 				"(linux-image-$series*-amd64[-unsigned]); run 'make deps'" \
 				"(it adds bookworm-backports and runs apt-get update)"
 			return 1
 		fi
-		vm_log "apt-cache has no $series kernel; using cached $(basename "$dir")"
+		vm_log "apt-cache knows no $series kernel; using the cached $(basename "$dir")"
 	fi
 	VM_KDIR=$dir
 	VM_KVER=$(cut -d' ' -f3 "$dir/.complete")
 	VM_KIMAGE=$dir/boot/vmlinuz-$VM_KVER
+}
+
+vm_kernel_unpack_modules() {
+	local m files
+	files=$(for m in "$@"; do
+		modprobe -d "$VM_KDIR" -S "$VM_KVER" --show-depends "$m" 2>/dev/null
+	done | awk '$1 == "insmod" && $2 ~ /\.ko\.(xz|zst|gz)$/ && !seen[$2]++ { print $2 }')
+	[ -n "$files" ] || return 0
+	for m in $files; do
+		case $m in
+		*.xz) xz -d -f "$m" ;;
+		*.zst) zstd -q -d -f --rm "$m" ;;
+		*.gz) gzip -d -f "$m" ;;
+		esac || { vm_log "cannot decompress $m"; return 1; }
+	done
+	depmod -b "$VM_KDIR" "$VM_KVER" || { vm_log "depmod -b $VM_KDIR $VM_KVER failed"; return 1; }
 }

@@ -33,7 +33,10 @@ vm__diag_tail() {
 
 # Seconds between two files holding `date +%s.%N`.
 vm__elapsed() {
-	[ -f "$1" ] && [ -f "$2" ] || return 0
+	if [ ! -f "$1" ] || [ ! -f "$2" ]; then
+		echo "?"
+		return 0
+	fi
 	awk -v a="$(cat "$1")" -v b="$(cat "$2")" 'BEGIN { printf "%.1f", b - a }'
 }
 
@@ -91,6 +94,7 @@ vm__report_node() {
 		vm__diag_tail "$node stderr" "$d/stderr"
 		vm__diag_tail "$node setup" "$d/setup.log" 10
 		[ "$status" = 0 ] || vm__diag_tail "$node console" "$d/console.log" 20
+		vm__diag_tail "$node qemu" "$d/qemu.log" 5
 		return 1
 	fi
 	return 0

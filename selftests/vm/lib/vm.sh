@@ -34,6 +34,22 @@ sch_ingress cls_bpf act_bpf"
 
 vm_log() { echo "vm: $*" >&2; }
 
+# modprobe and depmod live in sbin, which a non-login PATH may lack
+case ":$PATH:" in *:/usr/sbin:*) ;; *) PATH=$PATH:/usr/sbin:/sbin ;; esac
+
+vm__check_timeout() {
+	[[ $1 =~ ^[1-9][0-9]*$ ]] && return 0
+	vm_log "timeout must be a number of seconds, not '$1'"
+	return 1
+}
+
+# qemu that did not even start is reported like any other node failure
+vm__qemu_failed() {
+	vm__tap fail "start qemu for $1: $(tail -n 1 "$VM_RUN_DIR/$1/qemu.log" 2>/dev/null)"
+	echo "# VM logs: $VM_RUN_DIR"
+	return 1
+}
+
 # qemu must start a TCG machine at all; anything else that goes wrong later
 # is a failure, not a skip.
 vm__qemu_usable() {
@@ -63,7 +79,8 @@ vm_prepare() {
 	# downloading and extracting the same package twice
 	exec {VM_LOCK_FD}>"$VM_CACHE/.lock"
 	flock "$VM_LOCK_FD"
-	vm_kernel_fetch "$series" && vm_initramfs_build
+	vm_kernel_fetch "$series" && vm_initramfs_build &&
+		vm_kernel_unpack_modules virtio_net $VM_MODULES_BASE ${VM_MODULES:-}
 	rc=$?
 	flock -u "$VM_LOCK_FD"
 	exec {VM_LOCK_FD}>&-
@@ -126,6 +143,7 @@ vm__write_env() {
 		vm__q VM_RUN /rnvm
 		vm__q VM_SHARED /rnvm/shared
 		vm__q VM_LIB "$VM_LIB"
+		vm__q VM_DEBUG "${VM_DEBUG:-}"
 	} >"$VM_RUN_DIR/env"
 }
 
@@ -156,11 +174,12 @@ vm_run_pair() {
 	local a b timeout=${3:-${VM_TIMEOUT:-180}}
 	[ -n "${VM_PREPARED:-}" ] || vm_prepare || return 1
 	a=$(vm__script_path "$1") && b=$(vm__script_path "$2") || return 1
+	vm__check_timeout "$timeout" || return 1
 	vm__new_run_dir "$(basename "${0%.sh}")"
 	vm__write_env "node-a node-b"
 	vm__write_node_env node-a "$a" "$VM_NET_PREFIX.1" node-b "$VM_NET_PREFIX.2"
 	vm__write_node_env node-b "$b" "$VM_NET_PREFIX.2" node-a "$VM_NET_PREFIX.1"
-	vm_qemu_pair "$timeout"
+	vm_qemu_pair "$timeout" || vm__qemu_failed node-a || return 1
 	vm_report node-a node-b
 }
 
@@ -170,9 +189,10 @@ vm_run_one() {
 	local s timeout=${2:-${VM_TIMEOUT:-180}}
 	[ -n "${VM_PREPARED:-}" ] || vm_prepare || return 1
 	s=$(vm__script_path "$1") || return 1
+	vm__check_timeout "$timeout" || return 1
 	vm__new_run_dir "$(basename "${0%.sh}")"
 	vm__write_env "node-a"
 	vm__write_node_env node-a "$s" "$VM_NET_PREFIX.1" node-b "$VM_NET_PREFIX.2"
-	vm_qemu_one "$timeout"
+	vm_qemu_one "$timeout" || vm__qemu_failed node-a || return 1
 	vm_report node-a
 }
