@@ -1,11 +1,468 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* rdmanetctl pool: placeholder until its issue lands (see issues). */
+/* rdmanetctl pool list|show|add|del|gc|sync|check: IP pools in the IPAM
+ * store (the config's "ipam" section says which store). A store that does
+ * not answer in time exits with 75 (EX_TEMPFAIL): try again later. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "ctl.h"
+#include "ipam/ipam.h"
+#include "ipam/ipam_json.h"
+
+#define EXIT_TRY_LATER 75
+
+static int fail_ipam(const char *verb, const struct rn_error *e)
+{
+	ctl_fail("pool %s: %s", verb, e->msg);
+	return e->code == -EAGAIN ? EXIT_TRY_LATER : 1;
+}
+
+static int open_ipam(struct ctl *ctl, const char *verb, struct rn_ipam **ipam)
+{
+	struct rn_error e = { 0 };
+
+	if (rn_ipam_open(ipam, &ctl->cfg, &e))
+		return fail_ipam(verb, &e);
+	return 0;
+}
+
+static const char *names_text(const char *names, size_t width, unsigned int n, char *buf,
+			      size_t size)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < n && used < size; i++)
+		used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? "," : "",
+					 names + i * width);
+	return n ? buf : "*";
+}
+
+static int pool_list(struct ctl *ctl, int argc, char **argv)
+{
+	struct rn_error e = { 0 };
+	struct rn_ipam_pool_info *pools;
+	struct rn_ipam *ipam;
+	int n, rc;
+
+	for (int i = 2; i < argc; i++)
+		if (!ctl_common_opt(ctl, argv[i]))
+			return ctl_fail("pool list: unexpected argument \"%s\"", argv[i]);
+	rc = open_ipam(ctl, "list", &ipam);
+	if (rc)
+		return rc;
+	n = rn_ipam_pool_list(ipam, &pools, &e);
+	if (n < 0) {
+		rn_ipam_close(ipam);
+		return fail_ipam("list", &e);
+	}
+	if (ctl->json) {
+		json_t *arr = json_array();
+
+		for (int i = 0; i < n; i++)
+			json_array_append_new(arr, rn_ipam_pool_info_to_json(&pools[i]));
+		ctl_print_json(ctl, json_pack("{s:s, s:o}", "store", rn_ipam_store_name(ipam),
+					      "pools", arr));
+	} else {
+		printf("%-20s %-22s %10s %10s %10s %-16s %-12s %s\n", "NAME", "SUBNET", "TOTAL",
+		       "ALLOCATED", "FREE", "MASTERS", "NODES", "SOURCE");
+		for (int i = 0; i < n; i++) {
+			const struct rn_pool *p = &pools[i].pool;
+			char pfx[RN_PREFIX_STRLEN], m[256], nd[256];
+
+			printf("%-20s %-22s %10llu %10llu %10llu %-16s %-12s %s\n", p->name,
+			       rn_prefix_format(&p->subnet, pfx), pools[i].total, pools[i].allocated,
+			       pools[i].total - pools[i].allocated,
+			       names_text(p->n_masters ? p->masters[0] : "", RN_IFNAMSIZ,
+					  p->n_masters, m, sizeof(m)),
+			       names_text(p->n_nodes ? p->nodes[0] : "", RN_POOL_NODE_MAX,
+					  p->n_nodes, nd, sizeof(nd)),
+			       pools[i].from_config ? "config" : "cli");
+		}
+	}
+	rn_ipam_pools_free(pools, n);
+	rn_ipam_close(ipam);
+	return 0;
+}
+
+static void print_pool_human(const struct rn_ipam_pool_info *info)
+{
+	json_t *o = rn_pool_to_json(&info->pool);
+	const char *key;
+	json_t *v;
+
+	printf("pool %s (%s, %s)\n", info->pool.name, info->from_config ? "from config" :
+	       "added by rdmanetctl", rn_pool_family(&info->pool) == AF_INET ? "IPv4" : "IPv6");
+	json_object_foreach(o, key, v) {
+		char *text;
+
+		if (!strcmp(key, "name"))
+			continue;
+		text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+		printf("  %-8s %s\n", key, text ? text : "?");
+		free(text);
+	}
+	json_decref(o);
+	printf("  usage    %llu of %llu allocated, %llu free\n", info->allocated, info->total,
+	       info->total - info->allocated);
+}
+
+static void print_allocations_human(const struct rn_ipam_allocation *a, int n)
+{
+	printf("%-40s %-16s %-10s %-32s %-16s %s\n", "ADDRESS", "CONTAINER", "IFNAME", "POD",
+	       "NODE", "SINCE");
+	for (int i = 0; i < n; i++) {
+		char ip[RN_ADDR_STRLEN], t[RN_IPAM_TIME_STRLEN], pod[RN_IPAM_NS_MAX +
+									RN_IPAM_POD_MAX + 1];
+
+		snprintf(pod, sizeof(pod), "%s/%s", a[i].pod_namespace, a[i].pod_name);
+		printf("%-40s %-16.16s %-10s %-32s %-16s %s\n", rn_addr_format(&a[i].addr, ip),
+		       a[i].container_id, a[i].ifname, pod, a[i].node,
+		       rn_ipam_time_format(a[i].created, t));
+	}
+}
+
+static int pool_show(struct ctl *ctl, int argc, char **argv)
+{
+	struct rn_error e = { 0 };
+	struct rn_ipam_allocation *allocs;
+	struct rn_ipam_pool_info info;
+	const char *name = NULL;
+	struct rn_ipam *ipam;
+	int n, rc;
+
+	for (int i = 2; i < argc; i++) {
+		if (ctl_common_opt(ctl, argv[i]))
+			continue;
+		if (name)
+			return ctl_fail("pool show: unexpected argument \"%s\"", argv[i]);
+		name = argv[i];
+	}
+	if (!name)
+		return pool_list(ctl, argc, argv);
+	rc = open_ipam(ctl, "show", &ipam);
+	if (rc)
+		return rc;
+	if (rn_ipam_pool_get(ipam, name, &info, &e) ||
+	    (n = rn_ipam_allocations(ipam, name, &allocs, &e)) < 0) {
+		rn_pool_free(&info.pool);
+		rn_ipam_close(ipam);
+		return fail_ipam("show", &e);
+	}
+	if (ctl->json) {
+		json_t *o = rn_ipam_pool_info_to_json(&info), *arr = json_array();
+
+		for (int i = 0; i < n; i++)
+			json_array_append_new(arr, rn_ipam_allocation_to_json(&allocs[i]));
+		json_object_set_new(o, "allocations", arr);
+		ctl_print_json(ctl, o);
+	} else {
+		print_pool_human(&info);
+		printf("\n");
+		print_allocations_human(allocs, n);
+	}
+	free(allocs);
+	rn_pool_free(&info.pool);
+	rn_ipam_close(ipam);
+	return 0;
+}
+
+static int append_string(json_t *obj, const char *key, const char *v)
+{
+	json_t *arr = json_object_get(obj, key);
+
+	if (!arr) {
+		arr = json_array();
+		json_object_set_new(obj, key, arr);
+	}
+	return json_array_append_new(arr, json_string(v));
+}
+
+/* --route DST or DST,GW */
+static int add_route(json_t *obj, const char *v)
+{
+	const char *comma = strchr(v, ',');
+	json_t *r = json_object(), *arr = json_object_get(obj, "routes");
+
+	if (comma) {
+		json_object_set_new(r, "dst", json_stringn(v, (size_t)(comma - v)));
+		json_object_set_new(r, "gw", json_string(comma + 1));
+	} else {
+		json_object_set_new(r, "dst", json_string(v));
+	}
+	if (!arr) {
+		arr = json_array();
+		json_object_set_new(obj, "routes", arr);
+	}
+	return json_array_append_new(arr, r);
+}
+
+static json_t *load_json_arg(const char *path, struct rn_error *e)
+{
+	json_error_t jerr;
+	json_t *v = !strcmp(path, "-") ? json_loadf(stdin, JSON_REJECT_DUPLICATES, &jerr) :
+					 json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+
+	if (!v)
+		rn_fail(e, -EINVAL, "%s: line %d column %d: %s", path, jerr.line, jerr.column,
+			jerr.text);
+	return v;
+}
+
+/* The pool as JSON, from --file or from flags, so both go through the one
+ * validation the config file gets. */
+static json_t *pool_args(int argc, char **argv)
+{
+	struct rn_error e = { 0 };
+	json_t *obj = json_object();
+	const char *o = "";
+
+	for (int i = 2; i < argc; i++) {
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		o = argv[i];
+		if (o[0] != '-') {
+			if (json_object_get(obj, "name"))
+				goto unexpected;
+			json_object_set_new(obj, "name", json_string(o));
+			continue;
+		}
+		if (!v) {
+			ctl_fail("pool add: %s needs a value", o);
+			goto fail;
+		}
+		i++;
+		if (!strcmp(o, "--file")) {
+			json_decref(obj);
+			if (argc != 4) {
+				ctl_fail("pool add: --file FILE takes no other option");
+				return NULL;
+			}
+			obj = load_json_arg(v, &e);
+			if (!obj)
+				ctl_fail("pool add: %s", e.msg);
+			return obj;
+		} else if (!strcmp(o, "--subnet")) {
+			json_object_set_new(obj, "subnet", json_string(v));
+		} else if (!strcmp(o, "--gateway")) {
+			json_object_set_new(obj, "gateway", json_string(v));
+		} else if (!strcmp(o, "--range") || !strcmp(o, "--ips")) {
+			append_string(obj, "ips", v);
+		} else if (!strcmp(o, "--exclude")) {
+			append_string(obj, "exclude", v);
+		} else if (!strcmp(o, "--master")) {
+			append_string(obj, "masters", v);
+		} else if (!strcmp(o, "--node")) {
+			append_string(obj, "nodes", v);
+		} else if (!strcmp(o, "--route")) {
+			add_route(obj, v);
+		} else if (!strcmp(o, "--vlan")) {
+			char *end;
+			long n = strtol(v, &end, 10);
+
+			if (!*v || *end) {
+				ctl_fail("pool add: --vlan: \"%s\" is not a number", v);
+				goto fail;
+			}
+			json_object_set_new(obj, "vlan", json_integer(n));
+		} else {
+			goto unexpected;
+		}
+	}
+	return obj;
+unexpected:
+	ctl_fail("pool add: unexpected argument \"%s\"", o);
+fail:
+	json_decref(obj);
+	return NULL;
+}
+
+static int pool_add(struct ctl *ctl, int argc, char **argv)
+{
+	struct rn_error e = { 0 };
+	struct rn_ipam *ipam;
+	struct rn_pool p;
+	json_t *obj = pool_args(argc, argv);
+	int rc;
+
+	if (!obj)
+		return 1;
+	if (rn_pool_from_json(&p, obj, "pool add", &e)) {
+		json_decref(obj);
+		return ctl_fail("%s", e.msg);
+	}
+	json_decref(obj);
+	rc = open_ipam(ctl, "add", &ipam);
+	if (rc) {
+		rn_pool_free(&p);
+		return rc;
+	}
+	if (rn_ipam_pool_add(ipam, &p, &e))
+		rc = fail_ipam("add", &e);
+	else if (!ctl->json)
+		printf("pool %s added (%llu usable addresses)\n", p.name, rn_u128_sat64(p.size));
+	rn_pool_free(&p);
+	rn_ipam_close(ipam);
+	return rc;
+}
+
+static bool declared_in_config(const struct ctl *ctl, const char *name)
+{
+	size_t i;
+	json_t *p;
+
+	json_array_foreach(ctl->cfg.pools, i, p)
+		if (!strcmp(json_string_value(json_object_get(p, "name")) ?: "", name))
+			return true;
+	return false;
+}
+
+static int pool_del(struct ctl *ctl, int argc, char **argv)
+{
+	struct rn_error e = { 0 };
+	const char *name = NULL;
+	struct rn_ipam *ipam;
+	bool force = false;
+	int rc, dropped;
+
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--force") || !strcmp(argv[i], "-f"))
+			force = true;
+		else if (!ctl_common_opt(ctl, argv[i]) && !name && argv[i][0] != '-')
+			name = argv[i];
+		else if (!ctl_common_opt(ctl, argv[i]))
+			return ctl_fail("pool del: unexpected argument \"%s\"", argv[i]);
+	}
+	if (!name)
+		return ctl_fail("pool del: which pool? (pool del NAME [--force])");
+	if (declared_in_config(ctl, name))
+		return ctl_fail("pool del: pool \"%s\" is declared in the config file; remove it "
+				"there first (a sync would bring it back)", name);
+	rc = open_ipam(ctl, "del", &ipam);
+	if (rc)
+		return rc;
+	dropped = rn_ipam_pool_del(ipam, name, force, &e);
+	rn_ipam_close(ipam);
+	if (dropped < 0)
+		return fail_ipam("del", &e);
+	if (!ctl->json)
+		printf("pool %s deleted%s\n", name, dropped ? " with its allocations" : "");
+	return 0;
+}
+
+static int pool_gc(struct ctl *ctl, int argc, char **argv)
+{
+	struct rn_error e = { 0 };
+	struct rn_ipam_owner *valid;
+	const char *file = NULL;
+	bool dry_run = false;
+	struct rn_ipam *ipam;
+	size_t n_valid;
+	json_t *doc;
+	int rc, released;
+
+	for (int i = 2; i < argc; i++) {
+		if (ctl_common_opt(ctl, argv[i]))
+			continue;
+		if (!strcmp(argv[i], "--dry-run"))
+			dry_run = true;
+		else if (!strcmp(argv[i], "--valid") && i + 1 < argc)
+			file = argv[++i];
+		else
+			return ctl_fail("pool gc: unexpected argument \"%s\"", argv[i]);
+	}
+	if (!file)
+		return ctl_fail("pool gc: --valid FILE is required (JSON list of "
+				"{\"containerID\", \"ifname\"}; \"-\" for stdin)");
+	doc = load_json_arg(file, &e);
+	if (!doc)
+		return ctl_fail("pool gc: %s", e.msg);
+	if (rn_ipam_owners_from_json(doc, &valid, &n_valid, &e)) {
+		json_decref(doc);
+		return ctl_fail("pool gc: %s: %s", file, e.msg);
+	}
+	rc = open_ipam(ctl, "gc", &ipam);
+	if (!rc) {
+		released = rn_ipam_gc(ipam, valid, n_valid, dry_run, &e);
+		rn_ipam_close(ipam);
+		if (released < 0)
+			rc = fail_ipam("gc", &e);
+		else if (ctl->json)
+			ctl_print_json(ctl, json_pack("{s:i, s:b}", "released", released, "dry_run",
+						      dry_run));
+		else
+			printf("%s %d address%s\n", dry_run ? "would release" : "released", released,
+			       released == 1 ? "" : "es");
+	}
+	free(valid);
+	json_decref(doc);
+	return rc;
+}
+
+static int pool_sync(struct ctl *ctl, int argc, char **argv)
+{
+	struct rn_error e = { 0 };
+	struct rn_ipam *ipam;
+	int rc, written;
+
+	for (int i = 2; i < argc; i++)
+		if (!ctl_common_opt(ctl, argv[i]))
+			return ctl_fail("pool sync: unexpected argument \"%s\"", argv[i]);
+	rc = open_ipam(ctl, "sync", &ipam);
+	if (rc)
+		return rc;
+	written = rn_ipam_sync(ipam, &e);
+	rn_ipam_close(ipam);
+	if (written < 0)
+		return fail_ipam("sync", &e);
+	if (!ctl->json)
+		printf("%d pool%s written to the store\n", written, written == 1 ? "" : "s");
+	return 0;
+}
+
+static int pool_check(struct ctl *ctl, int argc, char **argv)
+{
+	static char report[64 * 1024];
+	struct rn_error e = { 0 };
+	struct rn_ipam *ipam;
+	int rc, problems;
+
+	for (int i = 2; i < argc; i++)
+		if (!ctl_common_opt(ctl, argv[i]))
+			return ctl_fail("pool check: unexpected argument \"%s\"", argv[i]);
+	rc = open_ipam(ctl, "check", &ipam);
+	if (rc)
+		return rc;
+	problems = rn_ipam_check(ipam, report, sizeof(report), &e);
+	rn_ipam_close(ipam);
+	if (problems < 0)
+		return fail_ipam("check", &e);
+	if (ctl->json)
+		ctl_print_json(ctl, json_pack("{s:i, s:s}", "problems", problems, "report", report));
+	else
+		printf("%s%d problem%s\n", report, problems, problems == 1 ? "" : "s");
+	return problems ? ctl_fail("pool check: the store has %d problem%s", problems,
+				   problems == 1 ? "" : "s") : 0;
+}
 
 int cmd_pool(struct ctl *ctl, int argc, char **argv)
 {
-	(void)ctl;
-	(void)argc;
-	(void)argv;
-	return ctl_fail("pool: not built yet");
+	static const struct {
+		const char *verb;
+		int (*run)(struct ctl *ctl, int argc, char **argv);
+	} verbs[] = {
+		{ "list", pool_list }, { "show", pool_show }, { "add", pool_add },
+		{ "del", pool_del }, { "delete", pool_del }, { "gc", pool_gc },
+		{ "sync", pool_sync }, { "check", pool_check },
+	};
+
+	if (argc < 2 || ctl_common_opt(ctl, argv[1]))
+		return pool_list(ctl, argc, argv);
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (!strcmp(argv[1], verbs[i].verb))
+			return verbs[i].run(ctl, argc, argv);
+	return ctl_fail("pool: unknown verb \"%s\" (list, show, add, del, gc, sync, check)",
+			argv[1]);
 }

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* HTTP side of the etcd client: one libcurl handle (keep-alive), endpoint
+ * failover, per-try timeouts inside the operation's deadline. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <curl/curl.h>
+
+#include "ipam/etcd_client.h"
+#include "ipam/store.h"
+
+#define MAX_ANSWER (64u << 20)	/* a range of every allocation stays well below */
+#define MIN_TRY_MS 500		/* a healthy cluster answers in milliseconds */
+#define ROUND_PAUSE_MS 50	/* after every endpoint failed once */
+
+struct rn_etcd {
+	const struct rn_ipam_settings *st;
+	CURL *curl;
+	struct curl_slist *headers;
+	unsigned int current;		/* endpoint that answered last */
+	long long deadline;		/* monotonic ms */
+	char *buf;
+	size_t len, cap;
+	bool overflow;
+	char last_error[384];
+};
+
+static size_t on_data(char *data, size_t size, size_t n, void *arg)
+{
+	struct rn_etcd *c = arg;
+	size_t add = size * n;
+
+	if (c->len + add + 1 > c->cap) {
+		size_t cap = c->cap ? c->cap : 4096;
+		char *grown;
+
+		while (cap < c->len + add + 1)
+			cap *= 2;
+		if (cap > MAX_ANSWER) {
+			c->overflow = true;
+			return 0;
+		}
+		grown = realloc(c->buf, cap);
+		if (!grown)
+			return 0;
+		c->buf = grown;
+		c->cap = cap;
+	}
+	memcpy(c->buf + c->len, data, add);
+	c->len += add;
+	c->buf[c->len] = '\0';
+	return add;
+}
+
+int rn_etcd_open(struct rn_etcd **out, const struct rn_ipam_settings *st, struct rn_error *e)
+{
+	static bool curl_ready;
+	struct rn_etcd *c;
+
+	*out = NULL;
+	if (!curl_ready) {
+		if (curl_global_init(CURL_GLOBAL_DEFAULT))
+			return rn_fail(e, -EIO, "etcd: libcurl initialisation failed");
+		curl_ready = true;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return rn_fail(e, -ENOMEM, "etcd: out of memory");
+	c->st = st;
+	c->curl = curl_easy_init();
+	/* "Expect: 100-continue" on larger bodies would cost a round trip */
+	c->headers = curl_slist_append(NULL, "Content-Type: application/json");
+	c->headers = curl_slist_append(c->headers, "Expect:");
+	if (!c->curl || !c->headers) {
+		rn_etcd_close(c);
+		return rn_fail(e, -ENOMEM, "etcd: out of memory");
+	}
+	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, c->headers);
+	curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, c);
+	curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c->curl, CURLOPT_TCP_NODELAY, 1L);
+	curl_easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	if (st->tls.ca_file[0])
+		curl_easy_setopt(c->curl, CURLOPT_CAINFO, st->tls.ca_file);
+	if (st->tls.cert_file[0]) {
+		curl_easy_setopt(c->curl, CURLOPT_SSLCERT, st->tls.cert_file);
+		curl_easy_setopt(c->curl, CURLOPT_SSLKEY, st->tls.key_file);
+	}
+	c->current = (unsigned int)rand() % (st->n_endpoints ? st->n_endpoints : 1);
+	rn_etcd_deadline(c);
+	*out = c;
+	return 0;
+}
+
+void rn_etcd_close(struct rn_etcd *c)
+{
+	if (!c)
+		return;
+	curl_easy_cleanup(c->curl);
+	curl_slist_free_all(c->headers);
+	free(c->buf);
+	free(c);
+}
+
+void rn_etcd_deadline(struct rn_etcd *c)
+{
+	c->deadline = rn_ipam_now_ms() + c->st->timeout_ms;
+}
+
+bool rn_etcd_expired(const struct rn_etcd *c)
+{
+	return rn_ipam_now_ms() >= c->deadline;
+}
+
+/* One POST to one endpoint: 1 with *resp set, 0 if another endpoint or a
+ * later try may do better (c->last_error says why), or a negative error. */
+static int try_endpoint(struct rn_etcd *c, unsigned int idx, const char *path, const char *body,
+			long timeout_ms, json_t **resp, struct rn_error *e)
+{
+	const char *ep = c->st->endpoints[idx];
+	char url[RN_IPAM_URL_MAX + 32];
+	json_error_t jerr;
+	long status = 0;
+	CURLcode rc;
+	json_t *v;
+
+	snprintf(url, sizeof(url), "%s/v3/%s", ep, path);
+	curl_easy_setopt(c->curl, CURLOPT_URL, url);
+	curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, timeout_ms);
+	curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms < 1000 ? timeout_ms : 1000);
+	c->len = 0;
+	c->overflow = false;
+	rc = curl_easy_perform(c->curl);
+	if (c->overflow)
+		return rn_fail(e, -EIO, "etcd %s: answer larger than %u MiB", ep, MAX_ANSWER >> 20);
+	if (rc != CURLE_OK) {
+		snprintf(c->last_error, sizeof(c->last_error), "%s: %s", ep,
+			 curl_easy_strerror(rc));
+		return 0;
+	}
+	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
+	v = c->len ? json_loadb(c->buf, c->len, 0, &jerr) : NULL;
+	if (status == 200 && json_is_object(v)) {
+		*resp = v;
+		return 1;
+	}
+	snprintf(c->last_error, sizeof(c->last_error), "%s: HTTP %ld: %.200s", ep, status,
+		 v ? (json_string_value(json_object_get(v, "error")) ?: "?") : c->len ? c->buf : "");
+	if (status >= 500 || status == 429 || (v && rn_etcd_error_is_transient(v))) {
+		json_decref(v);
+		return 0;
+	}
+	json_decref(v);
+	return rn_fail(e, -EIO, "etcd %s", c->last_error);
+}
+
+static void pause_ms(long long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static int call(struct rn_etcd *c, const char *path, json_t *body, json_t **resp,
+		struct rn_error *e)
+{
+	unsigned int n = c->st->n_endpoints;
+	long long per_try = n > 1 ? c->st->timeout_ms / n : c->st->timeout_ms;
+	char *text = json_dumps(body, JSON_COMPACT);
+	int r = 0;
+
+	json_decref(body);
+	*resp = NULL;
+	if (!text)
+		return rn_fail(e, -ENOMEM, "etcd: out of memory");
+	if (per_try < MIN_TRY_MS)
+		per_try = MIN_TRY_MS;
+	snprintf(c->last_error, sizeof(c->last_error), "no endpoint tried");
+	for (;;) {
+		for (unsigned int k = 0; k < n && r == 0; k++) {
+			unsigned int idx = (c->current + k) % n;
+			long long left = c->deadline - rn_ipam_now_ms();
+
+			if (left <= 0)
+				break;
+			r = try_endpoint(c, idx, path, text, (long)(left < per_try ? left : per_try),
+					 resp, e);
+			if (r == 1)
+				c->current = idx;
+		}
+		if (r != 0 || rn_etcd_expired(c))
+			break;
+		/* every endpoint failed: give the cluster a moment (an election) */
+		pause_ms(ROUND_PAUSE_MS < c->deadline - rn_ipam_now_ms() ?
+			 ROUND_PAUSE_MS : c->deadline - rn_ipam_now_ms());
+		c->current = (c->current + 1) % n;
+	}
+	free(text);
+	if (r == 1)
+		return 0;
+	if (r < 0)
+		return r;
+	return rn_fail(e, -EAGAIN, "etcd: no endpoint answered within %u s (last: %s): try "
+		       "again later", c->st->timeout_ms / 1000, c->last_error);
+}
+
+int rn_etcd_get(struct rn_etcd *c, const char *key, const char *range_end, long long limit,
+		bool keys_only, bool count_only, struct rn_etcd_range *out, struct rn_error *e)
+{
+	json_t *resp;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = call(c, "kv/range", rn_etcd_range_body(key, range_end, limit, keys_only, count_only),
+		   &resp, e);
+	if (err)
+		return err;
+	err = rn_etcd_parse_range(resp, out, e);
+	json_decref(resp);
+	return err;
+}
+
+int rn_etcd_txn(struct rn_etcd *c, json_t *compare, json_t *success, json_t *failure,
+		bool *succeeded, struct rn_etcd_range *results, size_t n_results,
+		struct rn_error *e)
+{
+	json_t *body = json_object(), *resp;
+	int err;
+
+	for (size_t i = 0; i < n_results; i++)
+		memset(&results[i], 0, sizeof(results[i]));
+	*succeeded = false;
+	if (compare)
+		json_object_set_new(body, "compare", compare);
+	if (success)
+		json_object_set_new(body, "success", success);
+	if (failure)
+		json_object_set_new(body, "failure", failure);
+	err = call(c, "kv/txn", body, &resp, e);
+	if (err)
+		return err;
+	err = rn_etcd_parse_txn(resp, succeeded, results, n_results, e);
+	json_decref(resp);
+	return err;
+}

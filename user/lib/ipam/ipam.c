@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The public IPAM calls (ipam.h): requests checked and resolved into plans
+ * against the stored pools, carried out by the configured store. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ipam/ipam.h"
+#include "ipam/ipam_settings.h"
+#include "ipam/store.h"
+
+struct rn_ipam {
+	const struct rn_config *cfg;
+	struct rn_ipam_settings settings;
+	struct rn_store *store;
+	struct rn_ipam_pool_info *pools;	/* as last loaded from the store */
+	int n_pools;
+	struct rn_pool *cfg_pools;
+	unsigned int n_cfg_pools;
+};
+
+static int reload_pools(struct rn_ipam *ipam, struct rn_error *e)
+{
+	struct rn_ipam_pool_info *pools;
+	int n = ipam->store->ops->pools_load(ipam->store, &pools, e);
+
+	if (n < 0)
+		return n;
+	rn_ipam_pools_free(ipam->pools, ipam->n_pools);
+	ipam->pools = pools;
+	ipam->n_pools = n;
+	return 0;
+}
+
+static const struct rn_ipam_pool_info *find_pool(const struct rn_ipam *ipam, const char *name)
+{
+	for (int i = 0; i < ipam->n_pools; i++)
+		if (!strcmp(ipam->pools[i].pool.name, name))
+			return &ipam->pools[i];
+	return NULL;
+}
+
+/* Config pools the store lacks are added (first use); existing ones are
+ * left alone here: replacing definitions is rn_ipam_sync's job. */
+static int add_missing_config_pools(struct rn_ipam *ipam, struct rn_error *e)
+{
+	int written = 0;
+
+	for (unsigned int i = 0; i < ipam->n_cfg_pools; i++) {
+		int r;
+
+		if (find_pool(ipam, ipam->cfg_pools[i].name))
+			continue;
+		r = ipam->store->ops->pool_write(ipam->store, &ipam->cfg_pools[i], true,
+						 RN_POOL_IF_MISSING, e);
+		if (r < 0)
+			return rn_fail_wrap(e, "config pool \"%s\"", ipam->cfg_pools[i].name);
+		written += r;
+	}
+	return written ? reload_pools(ipam, e) : 0;
+}
+
+int rn_ipam_open(struct rn_ipam **out, const struct rn_config *c, struct rn_error *e)
+{
+	struct rn_ipam *ipam = calloc(1, sizeof(*ipam));
+	int err;
+
+	*out = NULL;
+	if (!ipam)
+		return rn_fail(e, -ENOMEM, "ipam: out of memory");
+	ipam->cfg = c;
+	err = rn_ipam_settings_parse(&ipam->settings, c, e) ||
+	      rn_ipam_config_pools(c, &ipam->cfg_pools, &ipam->n_cfg_pools, e);
+	if (!err)
+		err = ipam->settings.store == RN_IPAM_STORE_ETCD ?
+			rn_store_etcd_open(&ipam->store, &ipam->settings, e) :
+			rn_store_sqlite_open(&ipam->store, &ipam->settings, e);
+	if (!err)
+		err = reload_pools(ipam, e) || add_missing_config_pools(ipam, e);
+	if (err) {
+		rn_ipam_close(ipam);
+		return e && e->code ? e->code : -EINVAL;
+	}
+	*out = ipam;
+	return 0;
+}
+
+void rn_ipam_close(struct rn_ipam *ipam)
+{
+	if (!ipam)
+		return;
+	if (ipam->store)
+		ipam->store->ops->close(ipam->store);
+	rn_ipam_pools_free(ipam->pools, ipam->n_pools);
+	rn_ipam_config_pools_free(ipam->cfg_pools, ipam->n_cfg_pools);
+	free(ipam);
+}
+
+const char *rn_ipam_store_name(const struct rn_ipam *ipam)
+{
+	return ipam->store->ops->name;
+}
+
+void rn_ipam_pools_free(struct rn_ipam_pool_info *pools, int n)
+{
+	for (int i = 0; i < n; i++)
+		rn_pool_free(&pools[i].pool);
+	free(pools);
+}
+
+/* --- requests ---------------------------------------------------------------- */
+
+static int check_owner(const char *container_id, const char *ifname, struct rn_error *e)
+{
+	if (!container_id || !container_id[0])
+		return rn_fail(e, -EINVAL, "ipam: container id is required");
+	if (strlen(container_id) >= RN_IPAM_ID_MAX)
+		return rn_fail(e, -EINVAL, "ipam: container id longer than %d characters",
+			       RN_IPAM_ID_MAX - 1);
+	if (!ifname || !ifname[0])
+		return rn_fail(e, -EINVAL, "ipam: interface name is required");
+	if (strlen(ifname) >= RN_IFNAMSIZ)
+		return rn_fail(e, -EINVAL, "ipam: interface name \"%s\" longer than %d characters",
+			       ifname, RN_IFNAMSIZ - 1);
+	return 0;
+}
+
+static int check_label(const char *v, size_t max, const char *what, struct rn_error *e)
+{
+	if (v && strlen(v) >= max)
+		return rn_fail(e, -EINVAL, "ipam: %s longer than %zu characters", what, max - 1);
+	return 0;
+}
+
+static int lookup_pool(struct rn_ipam *ipam, const char *name, const struct rn_ipam_pool_info **p,
+		       struct rn_error *e)
+{
+	*p = find_pool(ipam, name);
+	if (*p)
+		return 0;
+	/* added by someone else since we loaded */
+	if (reload_pools(ipam, e))
+		return e ? e->code : -EIO;
+	*p = find_pool(ipam, name);
+	return *p ? 0 : rn_fail(e, -ENOENT, "ipam: pool \"%s\" not found", name ? name : "");
+}
+
+static int plan_family(struct rn_ipam *ipam, const struct rn_ipam_request *req, int family,
+		       const char *const *names, unsigned int n, const char *node,
+		       struct rn_alloc_family *f, struct rn_error *e)
+{
+	const char *fam = family == AF_INET ? "ipv4" : "ipv6";
+
+	if (n > RN_IPAM_MAX_POOLS)
+		return rn_fail(e, -EINVAL, "ipam: more than %d %s pools in one request",
+			       RN_IPAM_MAX_POOLS, fam);
+	f->family = family;
+	f->n = 0;
+	for (unsigned int i = 0; i < n; i++) {
+		const struct rn_ipam_pool_info *p;
+
+		if (lookup_pool(ipam, names[i], &p, e))
+			return e ? e->code : -ENOENT;
+		if (rn_pool_family(&p->pool) != family)
+			return rn_fail(e, -EINVAL, "ipam: pool \"%s\" is %s but listed under %s",
+				       names[i], family == AF_INET ? "IPv6" : "IPv4", fam);
+		if (!rn_pool_serves_master(&p->pool, req->master) ||
+		    !rn_pool_serves_node(&p->pool, node))
+			continue;
+		f->pools[f->n++] = &p->pool;
+	}
+	if (!f->n)
+		return rn_fail(e, -EINVAL, "ipam: no %s pool of the %u listed (first: \"%s\") serves "
+			       "master \"%s\" on node \"%s\"", fam, n, names[0],
+			       req->master ? req->master : "", node);
+	return 0;
+}
+
+static int fill_address(struct rn_ipam *ipam, const struct rn_ipam_allocation *a,
+			struct rn_ipam_address *out, struct rn_error *e)
+{
+	const struct rn_ipam_pool_info *info;
+	const struct rn_pool *p;
+
+	if (lookup_pool(ipam, a->pool, &info, e))
+		return e ? e->code : -ENOENT;
+	p = &info->pool;
+	memset(out, 0, sizeof(*out));
+	out->address.addr = a->addr;
+	out->address.len = p->subnet.len;
+	out->has_gateway = p->has_gateway;
+	out->gateway = p->gateway;
+	out->n_routes = p->n_routes;
+	memcpy(out->routes, p->routes, sizeof(out->routes));
+	snprintf(out->pool, sizeof(out->pool), "%s", p->name);
+	out->vlan = p->vlan;
+	return 0;
+}
+
+int rn_ipam_allocate(struct rn_ipam *ipam, const struct rn_ipam_request *req,
+		     struct rn_ipam_result *res, struct rn_error *e)
+{
+	struct rn_alloc_plan plan = { 0 };
+	struct rn_ipam_allocation got[2];
+	const char *node = req->node && req->node[0] ? req->node : ipam->cfg->node;
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	if (check_owner(req->container_id, req->ifname, e) ||
+	    check_label(req->pod_namespace, RN_IPAM_NS_MAX, "pod namespace", e) ||
+	    check_label(req->pod_name, RN_IPAM_POD_MAX, "pod name", e) ||
+	    check_label(node, RN_POOL_NODE_MAX, "node name", e))
+		return e ? e->code : -EINVAL;
+	if (!req->n_ipv4_pools && !req->n_ipv6_pools)
+		return rn_fail(e, -EINVAL, "ipam: the request names no pool");
+	plan.container_id = req->container_id;
+	plan.ifname = req->ifname;
+	plan.pod_namespace = req->pod_namespace;
+	plan.pod_name = req->pod_name;
+	plan.node = node;
+	if (req->n_ipv4_pools &&
+	    plan_family(ipam, req, AF_INET, req->ipv4_pools, req->n_ipv4_pools, node,
+			&plan.fam[plan.n_families++], e))
+		return e ? e->code : -EINVAL;
+	if (req->n_ipv6_pools &&
+	    plan_family(ipam, req, AF_INET6, req->ipv6_pools, req->n_ipv6_pools, node,
+			&plan.fam[plan.n_families++], e))
+		return e ? e->code : -EINVAL;
+	err = ipam->store->ops->allocate(ipam->store, &plan, got, e);
+	if (err)
+		return err;
+	for (unsigned int i = 0; i < plan.n_families; i++) {
+		err = fill_address(ipam, &got[i], &res->addrs[i], e);
+		if (err)
+			return err;
+	}
+	res->n = plan.n_families;
+	return 0;
+}
+
+int rn_ipam_release(struct rn_ipam *ipam, const char *container_id, const char *ifname,
+		    struct rn_error *e)
+{
+	if (check_owner(container_id, ifname, e))
+		return e ? e->code : -EINVAL;
+	return ipam->store->ops->release_owner(ipam->store, container_id, ifname, e);
+}
+
+int rn_ipam_release_ip(struct rn_ipam *ipam, const char *pool, const struct rn_addr *addr,
+		       struct rn_error *e)
+{
+	const struct rn_ipam_pool_info *p;
+
+	if (lookup_pool(ipam, pool, &p, e))
+		return e ? e->code : -ENOENT;
+	if (addr->family != rn_pool_family(&p->pool))
+		return rn_fail(e, -EINVAL, "ipam: pool \"%s\" holds no address of that family",
+			       pool);
+	return ipam->store->ops->release_ip(ipam->store, pool, addr, e);
+}
+
+static int owner_cmp(const void *a, const void *b)
+{
+	const struct rn_ipam_owner *x = a, *y = b;
+	int c = strcmp(x->container_id, y->container_id);
+
+	return c ? c : strcmp(x->ifname, y->ifname);
+}
+
+int rn_ipam_gc(struct rn_ipam *ipam, const struct rn_ipam_owner *valid, size_t n,
+	       bool dry_run, struct rn_error *e)
+{
+	struct rn_alloc_filter all = { 0 };
+	struct rn_ipam_allocation *allocs;
+	struct rn_ipam_owner *sorted = NULL;
+	int count, released = 0, err = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!valid[i].container_id || !valid[i].ifname)
+			return rn_fail(e, -EINVAL, "ipam: gc: valid attachment %zu lacks a container "
+				       "id or interface name", i);
+	if (n) {
+		sorted = malloc(n * sizeof(*sorted));
+		if (!sorted)
+			return rn_fail(e, -ENOMEM, "ipam: out of memory");
+		memcpy(sorted, valid, n * sizeof(*sorted));
+		qsort(sorted, n, sizeof(*sorted), owner_cmp);
+	}
+	count = ipam->store->ops->list(ipam->store, &all, &allocs, e);
+	if (count < 0) {
+		free(sorted);
+		return count;
+	}
+	for (int i = 0; i < count && !err; i++) {
+		struct rn_ipam_owner key = { allocs[i].container_id, allocs[i].ifname };
+		int r;
+
+		if (n && bsearch(&key, sorted, n, sizeof(*sorted), owner_cmp))
+			continue;
+		if (dry_run) {
+			released++;
+			continue;
+		}
+		r = ipam->store->ops->release_owner(ipam->store, key.container_id, key.ifname, e);
+		if (r < 0)
+			err = r;
+		else
+			released += r;
+	}
+	free(allocs);
+	free(sorted);
+	return err ? err : released;
+}
+
+/* --- lookups ------------------------------------------------------------------- */
+
+static int list_into(struct rn_ipam *ipam, const struct rn_alloc_filter *f,
+		     struct rn_ipam_allocation *out, size_t max, struct rn_error *e)
+{
+	struct rn_ipam_allocation *all;
+	int n = ipam->store->ops->list(ipam->store, f, &all, e);
+
+	if (n < 0)
+		return n;
+	memcpy(out, all, ((size_t)n < max ? (size_t)n : max) * sizeof(*out));
+	free(all);
+	return n;
+}
+
+int rn_ipam_lookup_ip(struct rn_ipam *ipam, const struct rn_addr *addr,
+		      struct rn_ipam_allocation *out, size_t max, struct rn_error *e)
+{
+	struct rn_alloc_filter f = { .addr = addr };
+
+	return list_into(ipam, &f, out, max, e);
+}
+
+int rn_ipam_lookup_owner(struct rn_ipam *ipam, const char *container_id, const char *ifname,
+			 struct rn_ipam_allocation *out, size_t max, struct rn_error *e)
+{
+	struct rn_alloc_filter f = { .container_id = container_id, .ifname = ifname };
+
+	if (check_owner(container_id, ifname, e))
+		return e ? e->code : -EINVAL;
+	return list_into(ipam, &f, out, max, e);
+}
+
+int rn_ipam_allocations(struct rn_ipam *ipam, const char *pool,
+			struct rn_ipam_allocation **out, struct rn_error *e)
+{
+	struct rn_alloc_filter f = { .pool = pool };
+
+	return ipam->store->ops->list(ipam->store, &f, out, e);
+}
+
+/* --- pools ----------------------------------------------------------------------- */
+
+int rn_ipam_pool_list(struct rn_ipam *ipam, struct rn_ipam_pool_info **out, struct rn_error *e)
+{
+	struct rn_ipam_pool_info *pools;
+	int n = ipam->store->ops->pools_load(ipam->store, &pools, e), err;
+
+	*out = NULL;
+	if (n < 0)
+		return n;
+	err = ipam->store->ops->count(ipam->store, pools, n, e);
+	if (err) {
+		rn_ipam_pools_free(pools, n);
+		return err;
+	}
+	for (int i = 0; i < n; i++)
+		pools[i].total = rn_u128_sat64(pools[i].pool.size);
+	*out = pools;
+	return n;
+}
+
+int rn_ipam_pool_get(struct rn_ipam *ipam, const char *name, struct rn_ipam_pool_info *out,
+		     struct rn_error *e)
+{
+	struct rn_ipam_pool_info *pools;
+	int n = rn_ipam_pool_list(ipam, &pools, e);
+
+	memset(out, 0, sizeof(*out));
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++) {
+		if (strcmp(pools[i].pool.name, name))
+			continue;
+		*out = pools[i];
+		memset(&pools[i].pool, 0, sizeof(pools[i].pool));	/* moved to out */
+		rn_ipam_pools_free(pools, n);
+		return 0;
+	}
+	rn_ipam_pools_free(pools, n);
+	return rn_fail(e, -ENOENT, "ipam: pool \"%s\" not found", name);
+}
+
+int rn_ipam_pool_add(struct rn_ipam *ipam, const struct rn_pool *p, struct rn_error *e)
+{
+	int r = ipam->store->ops->pool_write(ipam->store, p, false, RN_POOL_CREATE, e);
+
+	return r < 0 ? r : reload_pools(ipam, e);
+}
+
+int rn_ipam_pool_del(struct rn_ipam *ipam, const char *name, bool force, struct rn_error *e)
+{
+	int r = ipam->store->ops->pool_delete(ipam->store, name, force, e);
+
+	if (r < 0)
+		return r;
+	return reload_pools(ipam, e) ? e->code : r;
+}
+
+int rn_ipam_sync(struct rn_ipam *ipam, struct rn_error *e)
+{
+	int written = 0;
+
+	for (unsigned int i = 0; i < ipam->n_cfg_pools; i++) {
+		int r = ipam->store->ops->pool_write(ipam->store, &ipam->cfg_pools[i], true,
+						     RN_POOL_UPSERT, e);
+
+		if (r < 0)
+			return rn_fail_wrap(e, "sync of config pool \"%s\"",
+					    ipam->cfg_pools[i].name);
+		written += r;
+	}
+	if (reload_pools(ipam, e))
+		return e ? e->code : -EIO;
+	return written;
+}
+
+static int addr_cmp(const void *x, const void *y)
+{
+	const struct rn_ipam_allocation *a = x, *b = y;
+	int c = a->addr.family - b->addr.family;
+
+	return c ? c : memcmp(a->addr.b, b->addr.b, rn_addr_len(&a->addr));
+}
+
+/* Addresses held twice (the same address in two pools that share a master),
+ * and allocations a shrunk pool no longer covers (a note, not a problem). */
+static int check_allocations(struct rn_ipam *ipam, char *report, size_t size,
+			     struct rn_error *e)
+{
+	struct rn_ipam_allocation *all;
+	struct rn_alloc_filter f = { 0 };
+	char a[RN_ADDR_STRLEN];
+	int n, problems = 0;
+
+	n = ipam->store->ops->list(ipam->store, &f, &all, e);
+	if (n < 0)
+		return n;
+	qsort(all, (size_t)n, sizeof(*all), addr_cmp);
+	for (int i = 0; i < n; i++) {
+		const struct rn_ipam_pool_info *pi = find_pool(ipam, all[i].pool);
+
+		if (pi && !rn_pool_usable(&pi->pool, &all[i].addr))
+			rn_check_note(report, size, "note: %s in pool \"%s\" is outside its usable "
+				      "set (the pool shrank); it stays until released",
+				      rn_addr_format(&all[i].addr, a), all[i].pool);
+		for (int j = i + 1; j < n && !addr_cmp(&all[i], &all[j]); j++) {
+			const struct rn_ipam_pool_info *pj = find_pool(ipam, all[j].pool);
+
+			if (pi && pj && !rn_pool_check_overlap(&pi->pool, &pj->pool, NULL))
+				continue;	/* pools on different masters */
+			rn_check_note(report, size, "%s held twice: %s/%s (pool %s) and %s/%s "
+				      "(pool %s)", rn_addr_format(&all[i].addr, a),
+				      all[i].container_id, all[i].ifname, all[i].pool,
+				      all[j].container_id, all[j].ifname, all[j].pool);
+			problems++;
+		}
+	}
+	free(all);
+	return problems;
+}
+
+int rn_ipam_check(struct rn_ipam *ipam, char *report, size_t size, struct rn_error *e)
+{
+	int a, b;
+
+	if (report && size)
+		report[0] = '\0';
+	if (reload_pools(ipam, e))
+		return e ? e->code : -EIO;
+	a = ipam->store->ops->check(ipam->store, report, size, e);
+	if (a < 0)
+		return a;
+	b = check_allocations(ipam, report, size, e);
+	return b < 0 ? b : a + b;
+}
