@@ -1,11 +1,128 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* rdmanetctl doctor: placeholder until its issue lands (see issues). */
+/* rdmanetctl doctor [-j]: one line per check (pass/warn/fail) with the fix
+ * for each failure; exits non-zero if any check fails. The checks live in
+ * the library (rdma/doctor.h); this gathers the live system's facts. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
+
 #include "ctl.h"
+#include "maps.h"
+#include "rdma/doctor.h"
+#include "rdma/roce_netdevs.h"
+
+static bool bpffs_at(const char *pin_dir)
+{
+	char dir[PATH_MAX];
+	struct statfs st;
+
+	/* the pin dir may not exist yet; its parent is where bpffs must be */
+	snprintf(dir, sizeof(dir), "%s", pin_dir);
+	while (statfs(dir, &st)) {
+		char *slash = strrchr(dir, '/');
+
+		if (errno != ENOENT || !slash || slash == dir)
+			return false;
+		*slash = '\0';
+	}
+	return st.f_type == BPF_FS_MAGIC;
+}
+
+static int attached_masters(const struct rn_maps *m, struct rn_doctor_master *out)
+{
+	struct rn_master ms;
+	int n = 0;
+
+	for (__u32 s = 0; s < RN_MAX_MASTERS; s++) {
+		if (rn_master_get(m, s, &ms) || !(ms.flags & RN_MASTER_F_IN_USE))
+			continue;
+		memcpy(out[n].ifname, ms.ifname, RN_IFNAMSIZ);
+		out[n].ifname[RN_IFNAMSIZ - 1] = '\0';
+		out[n].in_map = true;
+		out[n].xdp = ms.xdp;
+		out[n].tc = ms.tc;
+		n++;
+	}
+	return n;
+}
+
+static json_t *report_json(const struct rn_doctor_report *r)
+{
+	json_t *checks = json_array();
+
+	for (int i = 0; i < r->n; i++) {
+		const struct rn_check *c = &r->checks[i];
+
+		json_array_append_new(checks, json_pack("{s:s,s:s,s:s,s:o}", "name", c->name,
+							"status", rn_check_status_names[c->status],
+							"detail", c->detail, "fix",
+							c->fix[0] ? json_string(c->fix) : json_null()));
+	}
+	return json_pack("{s:o,s:{s:i,s:i,s:i}}", "checks", checks, "summary",
+			 "pass", r->n - r->failed - r->warned, "warn", r->warned,
+			 "fail", r->failed);
+}
 
 int cmd_doctor(struct ctl *ctl, int argc, char **argv)
 {
-	(void)ctl;
-	(void)argc;
-	(void)argv;
-	return ctl_fail("doctor: not built yet");
+	static char masters[RN_MAX_MASTERS][RN_IFNAMSIZ];
+	struct rn_doctor_master attached[RN_MAX_MASTERS];
+	struct rn_doctor_facts f = { 0 };
+	struct rn_doctor_report r;
+	struct rn_rdma_config rc;
+	struct rn_rdma_roots roots;
+	struct rn_rdma_model model;
+	struct rn_pod_addr *pods = NULL;
+	struct rn_error e = { 0 };
+	struct rn_maps maps;
+
+	for (int i = 1; i < argc; i++)
+		if (!ctl_common_opt(ctl, argv[i]))
+			return ctl_fail("doctor: unexpected argument \"%s\"", argv[i]);
+	rn_rdma_config_get(&ctl->cfg, &rc);
+	rn_rdma_roots_init(&roots, rc.sysfs_root);
+	if (rn_rdma_model_load(&model, &roots, RN_RDMA_SRC_ALL, &e))
+		return ctl_fail("%s", e.msg);
+	f.model = &model;
+	f.rdma = &rc;
+	f.masters = masters;
+	if (ctl->cfg.n_masters) {
+		f.masters_configured = true;
+		for (int i = 0; i < ctl->cfg.n_masters && i < RN_MAX_MASTERS; i++)
+			memcpy(masters[f.n_masters++], ctl->cfg.masters[i].ifname, RN_IFNAMSIZ);
+	} else {
+		f.n_masters = rn_rdma_roce_netdevs(&model, &rc.selectors, masters, RN_MAX_MASTERS);
+	}
+	f.pin_dir = ctl->cfg.bpf.pin_dir;
+	f.bpffs_mounted = bpffs_at(f.pin_dir);
+	f.maps_err = rn_maps_open(&maps, f.pin_dir, NULL);
+	if (!f.maps_err) {
+		f.n_attached = attached_masters(&maps, attached);
+		f.attached = attached;
+		rn_maps_close(&maps);
+		if (rn_pod_addrs_list(f.pin_dir, &pods, &f.n_pods, &e))
+			f.maps_err = e.code ? e.code : -EIO;
+		f.pods = pods;
+	}
+	rn_doctor_run(&f, &r);
+	if (ctl->json) {
+		ctl_print_json(ctl, report_json(&r));
+	} else {
+		for (int i = 0; i < r.n; i++) {
+			const struct rn_check *c = &r.checks[i];
+
+			printf("%-4s %-10s %s%s%s\n", rn_check_status_names[c->status], c->name,
+			       c->detail, c->fix[0] ? "; fix: " : "", c->fix);
+		}
+		for (int i = 0; i < model.n_notes; i++)
+			printf("note: %s\n", model.notes[i]);
+	}
+	free(pods);
+	rn_rdma_model_free(&model);
+	if (r.failed)
+		return ctl_fail("doctor: %d of %d checks failed", r.failed, r.n);
+	return 0;
 }

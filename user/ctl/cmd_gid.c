@@ -1,11 +1,69 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* rdmanetctl gid: placeholder until its issue lands (see issues). */
+/* rdmanetctl gid [DEV] [-j]: the valid GID table entries, show_gids-style:
+ * device, port, index, GID, type, netdev and the IP address it maps. */
+#include <stdio.h>
+#include <string.h>
+
 #include "ctl.h"
+#include "rdma/gid.h"
+#include "rdma/model.h"
+#include "rdma/model_json.h"
+#include "rdma/rdma_config.h"
+
+static void print_table(const struct rn_rdma_model *m, const char *dev)
+{
+	printf("%-10s %-4s %-5s %-39s %-7s %-15s %s\n", "DEV", "PORT", "INDEX", "GID", "TYPE",
+	       "NETDEV", "ADDRESS");
+	for (int i = 0; i < m->n_devs; i++) {
+		const struct rn_rdma_dev *d = &m->devs[i];
+
+		if (dev && strcmp(dev, d->name))
+			continue;
+		for (int p = 0; p < d->n_ports; p++) {
+			for (int g = 0; g < d->ports[p].n_gids; g++) {
+				const struct rn_rdma_gid *e = &d->ports[p].gids[g];
+				char gid[RN_GID_STRLEN], addr[RN_ADDR_STRLEN] = "-";
+
+				rn_gid_format(e->raw, gid);
+				if (e->addr.family)
+					rn_addr_format(&e->addr, addr);
+				printf("%-10s %-4u %-5u %-39s %-7s %-15s %s\n", d->name,
+				       d->ports[p].num, e->index, gid, rn_gid_type_names[e->type],
+				       e->netdev[0] ? e->netdev : "-", addr);
+			}
+		}
+	}
+	for (int i = 0; i < m->n_notes; i++)
+		printf("note: %s\n", m->notes[i]);
+}
 
 int cmd_gid(struct ctl *ctl, int argc, char **argv)
 {
-	(void)ctl;
-	(void)argc;
-	(void)argv;
-	return ctl_fail("gid: not built yet");
+	struct rn_rdma_roots roots;
+	struct rn_rdma_model m;
+	struct rn_error e = { 0 };
+	const char *dev = NULL;
+
+	for (int i = 1; i < argc; i++) {
+		if (ctl_common_opt(ctl, argv[i]))
+			continue;
+		if (!strcmp(argv[i], "show") && i == 1)
+			continue;
+		if (argv[i][0] == '-' || dev)
+			return ctl_fail("gid: unexpected argument \"%s\"", argv[i]);
+		dev = argv[i];
+	}
+	rn_rdma_config_roots(&ctl->cfg, &roots);
+	if (rn_rdma_model_load(&m, &roots, RN_RDMA_SRC_ALL, &e))
+		return ctl_fail("%s", e.msg);
+	if (dev && !rn_rdma_find_dev(&m, dev)) {
+		rn_rdma_model_free(&m);
+		return ctl_fail("gid: no RDMA device \"%s\"", dev);
+	}
+	if (ctl->json)
+		ctl_print_json(ctl, rn_rdma_gids_json(&m, dev));
+	else
+		print_table(&m, dev);
+	rn_rdma_model_free(&m);
+	return 0;
 }

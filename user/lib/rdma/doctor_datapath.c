@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Doctor checks of rdmanet's own side: bpffs, programs attached to the
+ * masters, a RoCE v2 GID for every registered pod address. */
+#include <stdio.h>
+#include <string.h>
+
+#include "rdma/doctor.h"
+
+void rn_check_bpffs(const struct rn_doctor_facts *f, struct rn_check *c)
+{
+	if (f->bpffs_mounted) {
+		rn_check_set(c, RN_CHECK_PASS, "bpffs holds %s", f->pin_dir);
+		return;
+	}
+	rn_check_set(c, RN_CHECK_FAIL, "no bpf filesystem under %s: rdmanetd cannot pin its maps",
+		     f->pin_dir);
+	rn_check_fix(c, "mount -t bpf bpf /sys/fs/bpf (the DaemonSet needs the host's /sys/fs/bpf "
+		     "mounted)");
+}
+
+static const struct rn_doctor_master *attached(const struct rn_doctor_facts *f,
+					       const char *ifname)
+{
+	for (int i = 0; i < f->n_attached; i++)
+		if (!strcmp(f->attached[i].ifname, ifname))
+			return &f->attached[i];
+	return NULL;
+}
+
+void rn_check_datapath(const struct rn_doctor_facts *f, struct rn_check *c)
+{
+	static const char *const xdp_names[] = { "none", "native", "skb" };
+	static const char *const tc_names[] = { "none", "tcx", "clsact" };
+
+	if (f->maps_err) {
+		rn_check_set(c, RN_CHECK_FAIL, "no pinned data-path maps under %s: rdmanetd is not "
+			     "running there", f->pin_dir);
+		rn_check_fix(c, "start rdmanetd (the DaemonSet, or rdmanetd --config FILE), or "
+			     "point --pin-dir at the one it uses");
+		return;
+	}
+	if (!f->n_masters) {
+		rn_check_set(c, RN_CHECK_WARN, "no masters configured or discovered");
+		return;
+	}
+	rn_check_set(c, RN_CHECK_PASS, "%s", "");
+	for (int i = 0; i < f->n_masters; i++) {
+		const struct rn_doctor_master *a = attached(f, f->masters[i]);
+
+		if (!a || !a->in_map) {
+			c->status = RN_CHECK_FAIL;
+			rn_check_add(c, "%s is not attached", f->masters[i]);
+			rn_check_fix(c, "rdmanetd has not attached %s: see its log (a missing netdev "
+				     "is retried every tick)", f->masters[i]);
+			continue;
+		}
+		if (a->tc == 0 || a->xdp == 0) {
+			c->status = RN_CHECK_FAIL;
+			rn_check_add(c, "%s: xdp %s, tc %s", a->ifname,
+				     xdp_names[a->xdp >= 0 && a->xdp < 3 ? a->xdp : 0],
+				     tc_names[a->tc >= 0 && a->tc < 3 ? a->tc : 0]);
+			rn_check_fix(c, "see rdmanetd's log for the attach error on %s", a->ifname);
+			continue;
+		}
+		rn_check_add(c, "%s: xdp %s, tc %s", a->ifname, xdp_names[a->xdp < 3 ? a->xdp : 0],
+			     tc_names[a->tc < 3 ? a->tc : 0]);
+	}
+}
+
+void rn_check_pod_gids(const struct rn_doctor_facts *f, struct rn_check *c)
+{
+	int bad = 0;
+
+	if (f->maps_err) {
+		rn_check_set(c, RN_CHECK_WARN, "cannot read pod registrations from %s", f->pin_dir);
+		return;
+	}
+	if (!f->n_pods) {
+		rn_check_set(c, RN_CHECK_PASS, "no pod interfaces registered");
+		return;
+	}
+	rn_check_set(c, RN_CHECK_PASS, "%s", "");
+	for (int i = 0; i < f->n_pods; i++) {
+		const struct rn_pod_addr *pa = &f->pods[i];
+		struct rn_rdma_dev *d;
+		struct rn_rdma_port *p;
+		const struct rn_rdma_gid *g = rn_pod_addr_gid(f->model, pa, &d, &p);
+		char addr[RN_ADDR_STRLEN];
+
+		rn_addr_format(&pa->addr, addr);
+		if (g)
+			continue;
+		bad++;
+		c->status = RN_CHECK_FAIL;
+		if (!p)
+			rn_check_add(c, "%s/%s %s %s: master %s backs no RDMA port", pa->ns, pa->pod,
+				     pa->ifname, addr, pa->master);
+		else
+			rn_check_add(c, "%s/%s %s %s has no RoCE v2 GID on %s/%u", pa->ns, pa->pod,
+				     pa->ifname, addr, d->name, p->num);
+		rn_check_fix(c, "the pod interface must be a macvlan/ipvlan child of %s with %s up "
+			     "(the kernel adds the GID when the address is assigned); without it "
+			     "RDMA fails with \"ibv_modify_qp failed: No such device\"", pa->master,
+			     addr);
+	}
+	if (!bad)
+		rn_check_add(c, "all %d pod address%s have a RoCE v2 GID", f->n_pods,
+			     f->n_pods == 1 ? "" : "es");
+}
