@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* Hooks the IPAM module gives the rest: config validation and metrics. */
+/* Hooks the IPAM module gives the rest: config validation, metrics, and
+ * the agent's sync of config pools into the store. */
 #ifndef RDMANET_IPAM_CONFIG_H
 #define RDMANET_IPAM_CONFIG_H
 
@@ -10,7 +11,12 @@
 
 /* Validates c->ipam (store settings) and c->pools; called by rn_config_*. */
 int rn_ipam_config_check(const struct rn_config *c, struct rn_error *e);
-/* Pool usage families for the textfile; never fails the export. */
+/* Pool usage families for the textfile; never fails the export. Opens the
+ * store only when the config uses IPAM (an "ipam" section or pools) or the
+ * SQLite file exists, so nodes without IPAM get no store created. */
 void rn_metrics_pools(FILE *f, const struct rn_config *c);
+/* rdmanetd at start: upserts the config's pools into the store
+ * (rn_ipam_sync). Returns pools written, or a negative error in e. */
+int rn_ipam_agent_sync(const struct rn_config *c, struct rn_error *e);
 
 #endif

@@ -129,7 +129,7 @@ int rn_ipam_config_pools(const struct rn_config *c, struct rn_pool **out, unsign
 					pools[i].name, j);
 				goto fail_i;
 			}
-			if (rn_pool_check_overlap(&pools[j], &pools[i], e)) {
+			if (rn_pool_check_overlap(&pools[i], &pools[j], e)) {
 				rn_fail_wrap(e, "config: pools[%zu]", i);
 				goto fail_i;
 			}

@@ -836,7 +836,6 @@ static int et_pool_delete(struct rn_store *base, const char *name, bool force,
 		if (!res[0].n) {
 			err = rn_fail(e, -ENOENT, "ipam: pool \"%s\" not found", name);
 		} else if ((err = parse_pool_kv(&res[0].kvs[0], &rec, e)) == 0) {
-			rn_pool_free(&rec.pool);
 			if (res[1].count && !force) {
 				err = rn_fail(e, -EBUSY, "ipam: pool \"%s\" still holds %lld address%s; "
 					      "release them first or force the deletion", name,
@@ -877,12 +876,14 @@ static int et_pool_delete(struct rn_store *base, const char *name, bool force,
 							    rn_etcd_op_delete(ckey, NULL)),
 						  NULL, &ok, NULL, 0, e);
 				if (!err && ok) {
+					rn_pool_free(&rec.pool);
 					rn_etcd_range_free(&res[0]);
 					rn_etcd_range_free(&res[1]);
 					free(end);
 					return dropped;
 				}
 			}
+			rn_pool_free(&rec.pool);
 		}
 		rn_etcd_range_free(&res[0]);
 		rn_etcd_range_free(&res[1]);
