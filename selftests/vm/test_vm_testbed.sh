@@ -60,6 +60,15 @@ perftest_pair() {
 	fi
 }
 
+# True once the capture file stopped growing for half a second.
+pcap_settled() {
+	local a b
+	a=$(stat -c %s "$1")
+	sleep 0.5
+	b=$(stat -c %s "$1")
+	[ "$a" = "$b" ]
+}
+
 guest_main() {
 	# shellcheck source=selftests/vm/lib/guest.sh
 	. "$VM_LIB/guest.sh"
@@ -74,7 +83,25 @@ guest_main() {
 	check "bpffs on /sys/fs/bpf" sh -c "stat -f -c %T /sys/fs/bpf | grep -q bpf"
 	check "configfs on /sys/kernel/config" sh -c "grep -q ' /sys/kernel/config configfs' /proc/mounts"
 	check "the peer answers ping over the wire" vm_wait_peer 30
+	# node-b captures the RoCEv2 packets of the write test; the host decodes them
+	local cap
+	if [ "$VM_NODE" = node-b ]; then
+		tcpdump -i "$VM_IFACE" -nn -s 128 -B 16384 -U -w /tmp/roce.pcap \
+			udp port 4791 2>"$VM_OUT/tcpdump.err" &
+		cap=$!
+		check "tcpdump is capturing on $VM_IFACE" \
+			vm_wait_until 30 grep -q 'listening on' "$VM_OUT/tcpdump.err"
+	fi
 	perftest_pair ib_write_bw 18515 4 "average Gb/s" -s 65536 -n 200 --report_gbits
+	if [ "$VM_NODE" = node-b ]; then
+		# under TCG tcpdump lags the wire: let it drain before stopping it
+		vm_wait_until 30 pcap_settled /tmp/roce.pcap
+		kill -INT "$cap"
+		wait "$cap"
+		cp /tmp/roce.pcap "$VM_OUT/roce.pcap"
+		check "tcpdump dropped no packet" grep -q '^0 packets dropped by kernel' \
+			"$VM_OUT/tcpdump.err"
+	fi
 	perftest_pair ib_read_lat 18516 6 "typical latency (usec)" -s 64 -n 200
 	vm_barrier done 60
 	tap_done
@@ -92,6 +119,25 @@ fi
 vm_require "${VM_SERIES:-6.12}"
 start=$(date +%s.%N)
 vm_run_pair "$0" "$0" 180
+
+# The capture is real RoCEv2 between the two nodes' addresses: the requester
+# (node-b) sends RDMA WRITE packets, the responder (node-a) acknowledges.
+pcap=$VM_RUN_DIR/node-b/roce.pcap
+count_bth() {
+	tshark -r "$pcap" -Y "ip.src == $1 && infiniband.bth.opcode >= $2 &&
+		infiniband.bth.opcode <= $3" 2>/dev/null | wc -l
+}
+if [ -s "$pcap" ]; then
+	# RC opcodes: RDMA WRITE first/middle/last/only(+imm) 6-11, ACKNOWLEDGE 17.
+	# 200 writes of 64 KiB in packets of at most 4 KiB (the rxe path MTU
+	# follows eth0's 1500: 1 KiB) are at least 3,200 packets.
+	check_range "RDMA WRITE packets node-b -> node-a on the wire" \
+		"$(count_bth 192.168.77.2 6 11)" 3200 1000000
+	check_range "ACK packets node-a -> node-b on the wire" \
+		"$(count_bth 192.168.77.1 17 17)" 1 1000000
+else
+	tap_fail "node-b captured RoCEv2 packets in $pcap"
+fi
 tap_diag "two-node run end to end: $(awk -v a="$start" -v b="$(date +%s.%N)" \
 	'BEGIN { printf "%.1f", b - a }')s"
 tap_done

@@ -5,7 +5,9 @@
 #
 #   vm_kernel_pick SERIES     prints the package to use for "6.12" or "6.1"
 #   vm_kernel_fetch SERIES    sets VM_KDIR (extracted root), VM_KVER (uname -r
-#                             of the guest), VM_KIMAGE (the vmlinuz)
+#                             of the guest), VM_KIMAGE (what qemu -kernel boots:
+#                             the decompressed vmlinux where it has a PVH entry,
+#                             else the vmlinuz)
 #   vm_kernel_unpack_modules MODULE...
 #                             decompresses those modules and their dependencies
 #                             in VM_KDIR (6.12 ships .ko.xz; xz under TCG costs
@@ -94,6 +96,47 @@ vm__kernel_extract() {
 	mv "$dir.new" "$dir"
 }
 
+# qemu boots an ELF vmlinux with a PVH entry note directly. Decompressing
+# the bzImage payload under TCG costs 0.6 s (zstd, 6.12) to 2.4 s (xz, 6.1)
+# per boot; done once here it costs nothing. Like the kernel's
+# scripts/extract-vmlinux: try each compressor magic at each offset until
+# the output is an ELF. Without one, boot_image falls back to the vmlinuz.
+vm__kernel_elf() {
+	local in=$1 out=$2 magic cmd off
+	for magic in xz zstd gzip; do
+		case $magic in
+		xz) cmd="xz -dc"; magic=$'\xfd7zXZ\x00' ;;
+		zstd) cmd="zstd -qdc"; magic=$'\x28\xb5\x2f\xfd' ;;
+		gzip) cmd="gzip -dc"; magic=$'\x1f\x8b\x08' ;;
+		esac
+		command -v "${cmd%% *}" >/dev/null || continue
+		for off in $(LC_ALL=C grep -abo -F "$magic" "$in" 2>/dev/null | cut -d: -f1); do
+			# trailing data after the payload makes the decompressor fail: check the output
+			tail -c +$((off + 1)) "$in" | $cmd >"$out.tmp" 2>/dev/null
+			if [ "$(head -c 4 "$out.tmp" | od -An -c | tr -d ' ')" = '177ELF' ] &&
+				readelf -n "$out.tmp" 2>/dev/null | grep -qE '0x00000012|PHYS32_ENTRY'; then
+				mv "$out.tmp" "$out"
+				return 0
+			fi
+		done
+	done
+	rm -f "$out.tmp"
+	return 1
+}
+
+vm__kernel_boot_image() {
+	local dir=$1 kver=$2
+	if [ ! -f "$dir/boot/vmlinux-$kver" ] && [ ! -f "$dir/boot/.no-pvh" ]; then
+		vm__kernel_elf "$dir/boot/vmlinuz-$kver" "$dir/boot/vmlinux-$kver" ||
+			touch "$dir/boot/.no-pvh"
+	fi
+	if [ -f "$dir/boot/vmlinux-$kver" ]; then
+		echo "$dir/boot/vmlinux-$kver"
+	else
+		echo "$dir/boot/vmlinuz-$kver"
+	fi
+}
+
 vm_kernel_fetch() {
 	local series=$1 pkg ver="" dir
 	pkg=$(vm_kernel_pick "$series")
@@ -119,7 +162,7 @@ vm_kernel_fetch() {
 	fi
 	VM_KDIR=$dir
 	VM_KVER=$(cut -d' ' -f3 "$dir/.complete")
-	VM_KIMAGE=$dir/boot/vmlinuz-$VM_KVER
+	VM_KIMAGE=$(vm__kernel_boot_image "$dir" "$VM_KVER")
 }
 
 vm_kernel_unpack_modules() {

@@ -87,7 +87,7 @@ vm_prepare() {
 	[ $rc = 0 ] || return 1
 	VM_SERIES=$series
 	VM_PREPARED=$series
-	vm_log "kernel $VM_KVER ($(basename "$VM_KDIR")), initramfs $(basename "$VM_INITRD")"
+	vm_log "kernel $VM_KVER ($(basename "$VM_KDIR"), booting $(basename "$VM_KIMAGE")), initramfs $(basename "$VM_INITRD")"
 }
 
 # For TAP tests: a qemu that cannot start skips the whole test; a kernel
