@@ -137,6 +137,11 @@ static int try_endpoint(struct rn_etcd *c, unsigned int idx, const char *path, c
 	rc = curl_easy_perform(c->curl);
 	if (c->overflow)
 		return rn_fail(e, -EIO, "etcd %s: answer larger than %u MiB", ep, MAX_ANSWER >> 20);
+	if (rc == CURLE_SSL_CERTPROBLEM || rc == CURLE_SSL_CACERT_BADFILE ||
+	    rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_UNSUPPORTED_PROTOCOL)
+		/* configuration, not availability: waiting will not help */
+		return rn_fail(e, -EINVAL, "etcd %s: %s (check ipam.endpoints and ipam.tls)", ep,
+			       curl_easy_strerror(rc));
 	if (rc != CURLE_OK) {
 		snprintf(c->last_error, sizeof(c->last_error), "%s: %s", ep,
 			 curl_easy_strerror(rc));

@@ -752,10 +752,17 @@ static int mkdir_parents(const char *path)
 	return 0;
 }
 
+/* Statements of the open: switching a fresh file to WAL or meeting another
+ * opener's recovery can answer SQLITE_BUSY without calling the busy
+ * handler (SQLite avoids deadlocks that way), so wait here too. */
 static int pragma(struct sqlite_store *s, const char *sql, struct rn_error *e)
 {
-	int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+	long long deadline = rn_ipam_now_ms() + s->base.settings->timeout_ms;
+	int rc;
 
+	while ((rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL)) == SQLITE_BUSY &&
+	       rn_ipam_now_ms() < deadline)
+		usleep(1000 + rand_r(&s->seed) % 2000);
 	return rc == SQLITE_OK ? 0 : db_fail(s, rc, e, sql);
 }
 

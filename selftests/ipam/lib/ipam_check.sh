@@ -1,0 +1,77 @@
+# shellcheck shell=bash
+# Store checks shared by the IPAM shell tests (source after tap.sh).
+#   ipam_verify WHAT CONFIG POOL REPORT [EXPECTED]
+# Reads the pool's allocations through rdmanetctl and reports, as TAP:
+# no address held twice, no owner holding two addresses, every line of
+# REPORT ("container_id ifname address") present in the store with that
+# address, `rdmanetctl pool check` clean, and (with EXPECTED) the count.
+CTL=${CTL:-$RN_BUILD/bin/rdmanetctl}
+
+ipam_verify() {
+	local what=$1 cfg=$2 pool=$3 report=$4 expected=${5:-} tmp total uniq owners missing
+	tmp=$(mktemp -d "/tmp/rn-ipam-verify-$$-XXXXXX")
+	if ! "$CTL" -c "$cfg" pool show "$pool" -j >"$tmp/show.json" 2>"$tmp/err"; then
+		tap_fail "$what: pool show: $(cat "$tmp/err")"
+		rm -rf "$tmp"
+		return
+	fi
+	jq -r '.allocations[] | "\(.container_id) \(.ip)"' "$tmp/show.json" | sort >"$tmp/store"
+	total=$(wc -l <"$tmp/store")
+	uniq=$(awk '{print $2}' "$tmp/store" | sort -u | wc -l)
+	owners=$(awk '{print $1}' "$tmp/store" | sort -u | wc -l)
+	check_eq "$what: no address held twice ($total allocations)" "$uniq" "$total"
+	check_eq "$what: no owner holds two addresses" "$owners" "$total"
+	awk '{print $1, $3}' "$report" | sort >"$tmp/reported"
+	missing=$(comm -23 "$tmp/reported" "$tmp/store" | wc -l)
+	check_eq "$what: every reported allocation is in the store ($(wc -l <"$tmp/reported") reported)" \
+		"$missing" 0
+	if [ "$missing" != 0 ]; then
+		comm -23 "$tmp/reported" "$tmp/store" | head -5 | sed 's/^/# missing: /'
+	fi
+	if [ -n "$expected" ]; then
+		check_eq "$what: $expected allocations in the store" "$total" "$expected"
+	fi
+	if "$CTL" -c "$cfg" pool check >"$tmp/check" 2>&1; then
+		tap_ok "$what: rdmanetctl pool check finds the store consistent"
+	else
+		tap_fail "$what: pool check: $(tr '\n' ' ' <"$tmp/check")"
+	fi
+	rm -rf "$tmp"
+}
+
+# ipam_crash WHAT CONFIG POOL DIR PROCS COUNT KILL_MS
+# PROCS allocators of COUNT addresses each, every one killed with SIGKILL
+# at its own random moment (30 to KILL_MS ms in); then the store is verified
+# against what they reported, allocation works again, and GC with the
+# reported owners as the valid set leaves exactly the reported allocations
+# (an allocation committed just before the kill, never reported, is what
+# GC is for).
+ipam_crash() {
+	local what=$1 cfg=$2 pool=$3 dir=$4 procs=$5 count=$6 kill_ms=$7 i pids=() killed=0 valid
+	: >"$dir/crash.report"
+	for ((i = 0; i < procs; i++)); do
+		"$RN_BUILD/tools/ipam_stress" -c "$cfg" -p "$pool" -n "$count" -i "crash$i" \
+			-r "$dir/crash.report" -t 30 >/dev/null 2>"$dir/crash$i.err" &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do
+		local ms=$((30 + RANDOM % (kill_ms - 30)))
+		( sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"; kill -KILL "$i" 2>/dev/null ) &
+	done
+	for i in "${pids[@]}"; do
+		wait "$i"
+		[ $? = 137 ] && killed=$((killed + 1))
+	done
+	wait
+	tap_diag "$what: $killed of $procs allocators killed mid-run, $(wc -l <"$dir/crash.report") allocations reported"
+	check "$what: the allocators were killed while allocating" test "$killed" -gt 0
+	ipam_verify "$what: after SIGKILL" "$cfg" "$pool" "$dir/crash.report"
+	check "$what: allocation works after the crash" \
+		"$RN_BUILD/tools/ipam_stress" -c "$cfg" -p "$pool" -n 5 -i "after" -r "$dir/crash.report"
+	valid=$(awk '{printf "%s{\"containerID\":\"%s\",\"ifname\":\"%s\"}", (NR > 1 ? "," : ""), $1, $2}' \
+		"$dir/crash.report")
+	echo "[$valid]" >"$dir/valid.json"
+	check "$what: gc with the reported owners as valid" \
+		"$CTL" -c "$cfg" pool gc --valid "$dir/valid.json"
+	ipam_verify "$what: after gc" "$cfg" "$pool" "$dir/crash.report" "$(wc -l <"$dir/crash.report")"
+}
