@@ -40,7 +40,7 @@ static void devices_and_ports(FILE *f, const struct rn_rdma_model *m)
 
 static void hw_counters(FILE *f, const struct rn_rdma_model *m)
 {
-	rn_metric_family(f, "rdmanet_rdma_hw_counter_total", "counter",
+	rn_metric_family(f, "rdmanet_rdma_hw_stats_total", "counter",
 			 "RDMA port hardware counters, as `rdma statistic show` reports them.");
 	for (int i = 0; i < m->n_devs; i++)
 		for (int p = 0; p < m->devs[i].n_ports; p++) {
@@ -52,7 +52,7 @@ static void hw_counters(FILE *f, const struct rn_rdma_model *m)
 				const char *labels[] = { "device", m->devs[i].name, "port", num,
 							 "counter", port->counters[c].name, NULL };
 
-				rn_metric_sample(f, "rdmanet_rdma_hw_counter_total", labels,
+				rn_metric_sample(f, "rdmanet_rdma_hw_stats_total", labels,
 						 port->counters[c].value);
 			}
 		}

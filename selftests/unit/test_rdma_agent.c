@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The agent's RDMA pieces on fixture trees: RoCE TOS from the QoS config,
+ * default_roce_tos and traffic_class written (and left alone when right),
+ * the GID watch's events and counters, and the textfile metrics (checked
+ * by promtool when it is installed). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "config.h"
+#include "rdma/gid_watch.h"
+#include "rdma/rdma_config.h"
+#include "rdma/roce_qos.h"
+#include "rdma/sysfs_attr.h"
+#include "selftests/fixtures/fixtures.h"
+
+static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sh(const char *fmt, ...)
+{
+	char cmd[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	if (system(cmd))
+		fail_msg("%s failed", cmd);
+}
+
+/* A writable copy of a fixture: $tmp/sys, $tmp/dev, $tmp/etc. */
+static char *copy_fixture(const char *fixture)
+{
+	static char dir[64];
+	char src[4096];
+
+	snprintf(dir, sizeof(dir), "/tmp/rn_rdma_agent_%d_XXXXXX", getpid());
+	assert_non_null(mkdtemp(dir));
+	snprintf(src, sizeof(src), "%s", rn_fixture_sys(fixture));
+	src[strlen(src) - 4] = '\0';
+	sh("cp -a '%s'/. '%s'/", src, dir);
+	return dir;
+}
+
+static void load(struct rn_rdma_model *m, const char *sys)
+{
+	struct rn_rdma_roots roots;
+	struct rn_error e = { 0 };
+
+	unsetenv(RN_SYSFS_ROOT_ENV);
+	rn_rdma_roots_init(&roots, sys);
+	assert_int_equal(rn_rdma_model_load(m, &roots, RN_RDMA_SRC_SYSFS | RN_RDMA_SRC_COUNTERS,
+					    &e), 0);
+}
+
+static void test_tos(void **state)
+{
+	struct rn_qos_config q = { .roce_dscp = 26, .cnp_dscp = 48, .ecn = RN_ECN_ECT0 };
+
+	(void)state;
+	assert_int_equal(rn_roce_tos(&q), 106);		/* 26 << 2 | ECT(0) */
+	q.ecn = RN_ECN_ECT1;
+	assert_int_equal(rn_roce_tos(&q), 105);
+	q.ecn = RN_ECN_OFF;
+	assert_int_equal(rn_roce_tos(&q), 104);
+	q.roce_dscp = 63;
+	q.ecn = RN_ECN_ECT0;
+	assert_int_equal(rn_roce_tos(&q), 254);
+}
+
+struct outcomes {
+	struct rn_qos_outcome o[16];
+	int n;
+};
+
+static void collect(const struct rn_qos_outcome *o, void *arg)
+{
+	struct outcomes *c = arg;
+
+	if (c->n < 16)
+		c->o[c->n++] = *o;
+}
+
+static void test_qos_apply(void **state)
+{
+	char *root = copy_fixture("ib_port"), sys[128], val[64];
+	struct outcomes out = { 0 };
+	struct rn_rdma_model m;
+
+	(void)state;
+	snprintf(sys, sizeof(sys), "%s/sys", root);
+	load(&m, sys);
+	/* no configfs rdma_cm: one failure per Ethernet port, with the fix */
+	assert_int_equal(rn_roce_qos_apply(&m, 106, collect, &out), 3);
+	assert_int_equal(out.n, 3);	/* mlx5_1 is InfiniBand: not touched */
+	assert_int_equal(out.o[0].err, -ENOENT);
+	assert_non_null(strstr(out.o[0].hint, "modprobe rdma_cm"));
+
+	/* configfs as the kernel shows it once rdma_cm is loaded; the groups a
+	 * mkdir creates come with ports/N/default_roce_tos there */
+	for (int i = 0; i < 4; i++)
+		sh("mkdir -p %s/kernel/config/rdma_cm/mlx5_%d/ports/1 && echo 0 > "
+		   "%s/kernel/config/rdma_cm/mlx5_%d/ports/1/default_roce_tos", sys, i, sys, i);
+	/* mlx5 from MLNX_OFED: the port's global traffic class */
+	sh("mkdir -p %s/class/infiniband/mlx5_0/tc/1 && : > %s/class/infiniband/mlx5_0/tc/1/"
+	   "traffic_class", sys, sys);
+	out.n = 0;
+	assert_int_equal(rn_roce_qos_apply(&m, 106, collect, &out), 0);
+	assert_int_equal(out.n, 4);
+	assert_string_equal(out.o[0].dev, "mlx5_0");
+	assert_int_equal(out.o[0].knob, RN_QOS_DEFAULT_ROCE_TOS);
+	assert_int_equal(out.o[0].old_value, 0);
+	assert_true(out.o[0].changed);
+	assert_int_equal(out.o[1].knob, RN_QOS_TRAFFIC_CLASS);
+	assert_true(out.o[1].changed);
+	assert_int_equal(rn_roce_qos_read_tos(&m.roots, "mlx5_0", 1), 106);
+	assert_int_equal(rn_roce_qos_read_tos(&m.roots, "mlx5_3", 1), 106);
+	assert_int_equal(rn_sysfs_read(val, sizeof(val), "%s/class/infiniband/mlx5_0/tc/1/"
+				       "traffic_class", sys), 0);
+	assert_string_equal(val, "tclass=106");
+	assert_int_equal(rn_roce_qos_read_tos(&m.roots, "mlx5_1", 1), 0);
+
+	/* in line already: nothing written */
+	sh("echo 'Global tclass=106' > %s/class/infiniband/mlx5_0/tc/1/traffic_class", sys);
+	out.n = 0;
+	assert_int_equal(rn_roce_qos_apply(&m, 106, collect, &out), 0);
+	for (int i = 0; i < out.n; i++)
+		assert_false(out.o[i].changed);
+	/* a new policy moves them all */
+	out.n = 0;
+	assert_int_equal(rn_roce_qos_apply(&m, 137, collect, &out), 0);
+	assert_true(out.o[0].changed);
+	assert_int_equal(out.o[0].old_value, 106);
+	assert_int_equal(rn_roce_qos_read_tos(&m.roots, "mlx5_2", 1), 137);
+	rn_rdma_model_free(&m);
+	sh("rm -rf %s", root);
+}
+
+struct events {
+	int added, removed, moved;
+	unsigned int from, to;
+};
+
+static void on_event(enum rn_gid_event ev, const struct rn_gid_watch_entry *old,
+		     const struct rn_gid_watch_entry *now, void *arg)
+{
+	struct events *c = arg;
+
+	if (ev == RN_GID_ADDED)
+		c->added++;
+	if (ev == RN_GID_REMOVED)
+		c->removed++;
+	if (ev == RN_GID_MOVED) {
+		c->moved++;
+		c->from = old->index;
+		c->to = now->index;
+	}
+}
+
+static void test_gid_watch(void **state)
+{
+	struct rn_gid_watch w = { 0 };
+	struct events ev = { 0 };
+	struct rn_rdma_model m;
+	struct rn_rdma_port *p;
+
+	(void)state;
+	load(&m, rn_fixture_sys("cx5"));
+	assert_int_equal(rn_gid_watch_update(&w, &m, on_event, &ev), 0);
+	assert_true(w.primed);
+	assert_int_equal(ev.added + ev.removed + ev.moved, 0);	/* priming says nothing */
+	assert_int_equal(w.n, 18);
+	assert_int_equal(w.n_ports, 4);
+	assert_int_equal(rn_gid_watch_update(&w, &m, on_event, &ev), 0);
+	assert_int_equal(ev.added + ev.removed + ev.moved, 0);
+
+	/* pod B's v2 entry moves from 7 to 12: what breaks a pinned index */
+	p = &m.devs[0].ports[0];
+	for (int i = 0; i < p->n_gids; i++)
+		if (p->gids[i].index == 7)
+			p->gids[i].index = 12;
+	assert_int_equal(rn_gid_watch_update(&w, &m, on_event, &ev), 0);
+	assert_int_equal(ev.moved, 1);
+	assert_int_equal(ev.from, 7);
+	assert_int_equal(ev.to, 12);
+	assert_int_equal(w.ports[0].moved, 1);
+	/* pod A leaves: its two entries go */
+	memmove(&p->gids[4], &p->gids[6], (size_t)(p->n_gids - 6) * sizeof(p->gids[0]));
+	p->n_gids -= 2;
+	assert_int_equal(rn_gid_watch_update(&w, &m, on_event, &ev), 0);
+	assert_int_equal(ev.removed, 2);
+	assert_int_equal(w.ports[0].removed, 2);
+	assert_int_equal(ev.added, 0);
+	rn_gid_watch_free(&w);
+	rn_rdma_model_free(&m);
+}
+
+static char *metrics(const char *fixture)
+{
+	char cfg[5000], *buf = NULL;
+	struct rn_config c;
+	struct rn_error e = { 0 };
+	size_t len = 0;
+	FILE *f;
+
+	snprintf(cfg, sizeof(cfg), "{\"rdma\": {\"sysfs_root\": \"%s\"}, \"bpf\": {\"pin_dir\": "
+		 "\"/nonexistent/rdmanet\"}}", rn_fixture_sys(fixture));
+	unsetenv(RN_SYSFS_ROOT_ENV);
+	assert_int_equal(rn_config_parse(&c, cfg, &e), 0);
+	f = open_memstream(&buf, &len);
+	rn_metrics_rdma(f, &c);
+	fclose(f);
+	rn_config_free(&c);
+	return buf;
+}
+
+static void test_metrics(void **state)
+{
+	char *text = metrics("cx5"), path[64];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(strstr(text, "rdmanet_rdma_devices 4\n"));
+	assert_non_null(strstr(text, "rdmanet_rdma_netns_shared 1\n"));
+	assert_non_null(strstr(text, "rdmanet_rdma_hw_stats_total{device=\"mlx5_0\",port=\"1\","
+				     "counter=\"np_cnp_sent\"} 12\n"));
+	assert_non_null(strstr(text, "rdmanet_rdma_port_active{device=\"mlx5_1\",port=\"1\","
+				     "netdev=\"ens1f1np1\"} 1\n"));
+	assert_non_null(strstr(text, "rdmanet_rdma_gid_info{device=\"mlx5_0\",port=\"1\","
+				     "index=\"7\",gid=\"0000:0000:0000:0000:0000:ffff:ac10:0b16\","
+				     "type=\"RoCE v2\",netdev=\"net1\",address=\"172.16.11.22\"} 1\n"));
+	assert_null(strstr(text, "lifespan"));
+	/* without pinned maps there are no pods to report, and no error */
+	assert_null(strstr(text, "rdmanet_pod_roce_gid_index{"));
+	snprintf(path, sizeof(path), "/tmp/rn_rdma_metrics_%d.prom", getpid());
+	f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	free(text);
+	if (system("command -v promtool >/dev/null 2>&1") == 0)
+		sh("promtool check metrics < %s", path);
+	unlink(path);
+
+	text = metrics("port_down");
+	assert_non_null(strstr(text, "rdmanet_rdma_port_active{device=\"mlx5_1\",port=\"1\","
+				     "netdev=\"ens1f1np1\"} 0\n"));
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tos),
+		cmocka_unit_test(test_qos_apply),
+		cmocka_unit_test(test_gid_watch),
+		cmocka_unit_test(test_metrics),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
