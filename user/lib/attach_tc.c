@@ -67,8 +67,12 @@ static int clsact_ours(int ifindex, bool ingress)
 	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
 			    .attach_point = ingress ? BPF_TC_INGRESS : BPF_TC_EGRESS);
 	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = RN_TC_HANDLE, .priority = RN_TC_PRIO);
+	int err;
 
-	return !bpf_tc_query(&hook, &opts) && prog_id_is(opts.prog_id, prog_name(ingress));
+	rn_log_libbpf_quiet(1);
+	err = bpf_tc_query(&hook, &opts);
+	rn_log_libbpf_quiet(0);
+	return !err && prog_id_is(opts.prog_id, prog_name(ingress));
 }
 
 struct tc_skel {

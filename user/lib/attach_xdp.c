@@ -51,7 +51,11 @@ static int try_attach(const char *pin_dir, int ifindex, __u32 slot, enum xdp_att
 	prog = xdp_program__create(&xopts);
 	err = libxdp_get_error(prog);
 	if (!err) {
+		/* libxdp probes for its dispatcher and falls back to attaching
+		 * the program alone where the kernel refuses freplace */
+		rn_log_libbpf_quiet(1);
 		err = xdp_program__attach(prog, ifindex, mode, 0);
+		rn_log_libbpf_quiet(0);
 		xdp_program__close(prog);
 	}
 	/* the dispatcher link pinned by libxdp keeps the program alive */

@@ -9,6 +9,7 @@
 
 static const char *log_prog = "rdmanet";
 static enum rn_log_level log_level = RN_LOG_WARN;
+static int libbpf_quiet;
 
 void rn_log_init(const char *prog, enum rn_log_level level)
 {
@@ -54,7 +55,9 @@ void rn_log(enum rn_log_level level, const char *fmt, ...)
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (level == LIBBPF_WARN)
+	/* probes that are expected to fail (clsact query on a device without
+	 * the qdisc, libxdp's dispatcher compatibility check) are not news */
+	if (level == LIBBPF_WARN && !libbpf_quiet)
 		vlog(RN_LOG_WARN, fmt, ap);
 	else
 		vlog(RN_LOG_DEBUG, fmt, ap);
@@ -71,4 +74,9 @@ void rn_log_hook_libbpf(void)
 {
 	libbpf_set_print(libbpf_print);
 	libxdp_set_print(libxdp_print);
+}
+
+void rn_log_libbpf_quiet(int quiet)
+{
+	libbpf_quiet = quiet;
 }

@@ -12,6 +12,9 @@ void rn_log(enum rn_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Routes libbpf and libxdp messages through rn_log (warnings, or all at debug). */
 void rn_log_hook_libbpf(void);
+/* While set, libbpf warnings are logged at debug level: around probes
+ * that are expected to fail. */
+void rn_log_libbpf_quiet(int quiet);
 
 #define rn_err(...)   rn_log(RN_LOG_ERROR, __VA_ARGS__)
 #define rn_warn(...)  rn_log(RN_LOG_WARN, __VA_ARGS__)
