@@ -70,8 +70,6 @@ pcap_settled() {
 }
 
 guest_main() {
-	# shellcheck source=selftests/vm/lib/guest.sh
-	. "$VM_LIB/guest.sh"
 	check_eq "hostname" "$(hostname)" "$VM_NODE"
 	check_eq "running the Debian kernel" "$(uname -r)" "$VM_KVER"
 	check "eth0 has $VM_IP" ip -4 addr show dev "$VM_IFACE" to "$VM_IP"
@@ -103,22 +101,13 @@ guest_main() {
 			"$VM_OUT/tcpdump.err"
 	fi
 	perftest_pair ib_read_lat 18516 6 "typical latency (usec)" -s 64 -n 200
-	vm_barrier done 60
-	tap_done
+	vm_barrier finished 60
 }
 
-if [ -n "${VM_NODE:-}" ]; then
-	guest_main
-fi
-
-# shellcheck source=selftests/lib/tap.sh
-. "$RN_SRC/selftests/lib/tap.sh"
-# shellcheck source=selftests/vm/lib/vm.sh
-. "$RN_SRC/selftests/vm/lib/vm.sh"
-
-vm_require "${VM_SERIES:-6.12}"
+# shellcheck source=selftests/vm/lib/main.sh
+. "$(dirname "$0")/lib/main.sh"
 start=$(date +%s.%N)
-vm_run_pair "$0" "$0" 180
+vm_main pair guest_main 180
 
 # The capture is real RoCEv2 between the two nodes' addresses: the requester
 # (node-b) sends RDMA WRITE packets, the responder (node-a) acknowledges.
@@ -132,9 +121,9 @@ if [ -s "$pcap" ]; then
 	# 200 writes of 64 KiB in packets of at most 4 KiB (the rxe path MTU
 	# follows eth0's 1500: 1 KiB) are at least 3,200 packets.
 	check_range "RDMA WRITE packets node-b -> node-a on the wire" \
-		"$(count_bth 192.168.77.2 6 11)" 3200 1000000
+		"$(count_bth "$VM_NET_PREFIX.2" 6 11)" 3200 1000000
 	check_range "ACK packets node-a -> node-b on the wire" \
-		"$(count_bth 192.168.77.1 17 17)" 1 1000000
+		"$(count_bth "$VM_NET_PREFIX.1" 17 17)" 1 1000000
 else
 	tap_fail "node-b captured RoCEv2 packets in $pcap"
 fi

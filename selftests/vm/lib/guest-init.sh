@@ -66,6 +66,7 @@ fi
 ulimit -l unlimited
 
 T_SCRIPT=$(uptime_s)
+# shellcheck disable=SC2153 # VM_SCRIPT comes from $OUT/env
 say "ready in ${T_SCRIPT}s (guest init from ${T_INIT}s); running $VM_SCRIPT"
 cd /tmp || setup_fail "no /tmp"
 # shellcheck disable=SC2086 # arguments as the test gave them

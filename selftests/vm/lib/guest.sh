@@ -48,28 +48,33 @@ vm__all_reached() {
 	done
 }
 
-vm__barrier_poll() {
-	local gone
-	vm__all_reached "$1" && return 0
-	# all nodes arrived or one never will
-	if gone=$(vm__peers_done); then
-		vm__all_reached "$1" && return 0
-		echo "vm_barrier $1: $gone finished without reaching it" >&2
-		VM_GAVE_UP=1
-		return 0
-	fi
-	return 1
+# Poll step for waits on the other node: true when CMD is, and also (with
+# VM_GAVE_UP set) when the other node has finished without making it true.
+vm__until_peer_gone() {
+	"$@" && return 0
+	vm__peers_done >/dev/null || return 1
+	"$@" && return 0
+	VM_GAVE_UP=1
+}
+
+# Wait for CMD to become true through the other node's doing.
+vm__wait_peer_does() {
+	local timeout=$1
+	shift
+	VM_GAVE_UP=
+	vm_wait_until "$timeout" vm__until_peer_gone "$@" && [ -z "$VM_GAVE_UP" ]
 }
 
 vm_barrier() {
 	local name=$1 timeout=${2:-60}
-	VM_GAVE_UP=
 	touch "$VM_RUN/sync/$name.$VM_NODE"
-	if ! vm_wait_until "$timeout" vm__barrier_poll "$name"; then
+	vm__wait_peer_does "$timeout" vm__all_reached "$name" && return 0
+	if [ -n "$VM_GAVE_UP" ]; then
+		echo "vm_barrier $name: $(vm__peers_done) finished without reaching it" >&2
+	else
 		echo "vm_barrier $name: not every node of '$VM_NODES' arrived in ${timeout}s" >&2
-		return 1
 	fi
-	[ -z "$VM_GAVE_UP" ]
+	return 1
 }
 
 vm_put() {
@@ -78,20 +83,9 @@ vm_put() {
 		mv "$VM_SHARED/.$key.$VM_NODE.tmp" "$VM_SHARED/$key"
 }
 
-vm__key_ready() {
-	[ -f "$VM_SHARED/$1" ] && return 0
-	if vm__peers_done >/dev/null; then
-		[ -f "$VM_SHARED/$1" ] && return 0
-		VM_GAVE_UP=1
-		return 0
-	fi
-	return 1
-}
-
 vm_get() {
 	local key=$1 timeout=${2:-60}
-	VM_GAVE_UP=
-	if ! vm_wait_until "$timeout" vm__key_ready "$key" || [ -n "$VM_GAVE_UP" ]; then
+	if ! vm__wait_peer_does "$timeout" test -f "$VM_SHARED/$key"; then
 		echo "vm_get $key: nobody published it in ${timeout}s" >&2
 		return 1
 	fi

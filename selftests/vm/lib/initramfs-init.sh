@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=dash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # /init of the VM testbed initramfs (busybox, copied in by initramfs.sh).
 # Loads the 9p, overlay and configfs modules, mounts the host root (9p,
@@ -9,6 +10,7 @@
 # times faster under TCG than the host's dynamically linked tools.
 # Kernel command line: rnvm_init (guest init path), rnvm_kdir (extracted
 # kernel whose lib/modules the guest uses), rnvm_msize (9p message size).
+# shellcheck disable=SC2154 # rnvm_* come from the kernel command line
 export PATH=/bin
 R=/newroot
 
@@ -57,6 +59,8 @@ mount -t 9p -o "$ninep" rnvm $R/rnvm || fail "cannot mount the run directory (9p
 mkdir -p $R/lib/modules
 mount --bind "$R$rnvm_kdir/lib/modules" $R/lib/modules || fail "cannot bind the kernel's modules"
 
-[ -n "$rnvm_init" ] && [ -x "$R$rnvm_init" ] || fail "no guest init '$rnvm_init' in the host root"
+if [ -z "$rnvm_init" ] || [ ! -x "$R$rnvm_init" ]; then
+	fail "no guest init '$rnvm_init' in the host root"
+fi
 umount /proc
 exec switch_root $R "$rnvm_init"

@@ -15,19 +15,26 @@ declare -A VM_QEMU_PID
 
 vm__qemu_start() {
 	local node=$1 mac=$2 netdev=$3 timeout=$4 dir=$VM_RUN_DIR/$1 bios=() quiet=quiet
+	local serial="file:$dir/console.log" in=/dev/null out=$dir/qemu.log fg=()
 	[ -f "$VM_QEMU_BIOS" ] && bios=(-bios "$VM_QEMU_BIOS")
 	[ -n "${VM_DEBUG:-}" ] && quiet=
+	# shell.sh: node-a's console is this terminal (Ctrl-A X quits qemu)
+	if [ "$node" = node-a ] && [ -n "${VM_INTERACTIVE:-}" ]; then
+		serial=mon:stdio in=/dev/tty out=/dev/tty
+		# timeout's own process group would be stopped reading the tty
+		fg=(--foreground)
+	fi
 	date +%s.%N >"$dir/started"
-	timeout --kill-after=5 "$timeout" qemu-system-x86_64 \
+	timeout "${fg[@]}" --kill-after=5 "$timeout" qemu-system-x86_64 \
 		-accel tcg -cpu max -m "$VM_MEM" -smp 1 "${bios[@]}" \
 		-nodefaults -no-user-config -display none -monitor none -no-reboot \
-		-serial "file:$dir/console.log" \
+		-serial "$serial" \
 		-kernel "$VM_KIMAGE" -initrd "$VM_INITRD" \
 		-append "console=ttyS0 panic=-1 $quiet mitigations=off rnvm_node=$node rnvm_kdir=$VM_KDIR rnvm_init=$VM_LIB/guest-init.sh" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$VM_RUN_DIR,mount_tag=rnvm,security_model=none,multidevs=remap" \
 		-netdev "socket,id=wire,$netdev" -device "virtio-net-pci,netdev=wire,mac=$mac" \
-		</dev/null >"$dir/qemu.log" 2>&1 &
+		<"$in" >"$out" 2>"$dir/qemu.log" &
 	VM_QEMU_PID[$node]=$!
 }
 
@@ -46,11 +53,11 @@ vm__random_port() {
 # Start node-a listening; a port taken between the check and qemu's bind
 # makes qemu exit at once, so try another.
 vm__qemu_start_listener() {
-	local timeout=$1 try port i
+	local timeout=$1 try port
 	for try in 1 2 3 4 5; do
 		port=$(vm__random_port)
 		vm__qemu_start node-a 52:54:00:77:00:01 "listen=127.0.0.1:$port" "$timeout"
-		for i in $(seq 100); do
+		for _ in $(seq 100); do
 			vm__port_listening "$port" && { VM_WIRE_PORT=$port; return 0; }
 			kill -0 "${VM_QEMU_PID[node-a]}" 2>/dev/null || break
 			sleep 0.05

@@ -32,7 +32,11 @@ VM_SERIES_DEFAULT=6.12
 VM_MODULES_BASE="rdma_rxe ib_core ib_uverbs rdma_ucm rdma_cm macvlan ipvlan veth 8021q \
 sch_ingress cls_bpf act_bpf"
 
-vm_log() { echo "vm: $*" >&2; }
+# The last line is kept for the TAP failure vm_require reports.
+vm_log() {
+	VM_LAST_LOG="$*"
+	echo "vm: $*" >&2
+}
 
 # modprobe and depmod live in sbin, which a non-login PATH may lack
 case ":$PATH:" in *:/usr/sbin:*) ;; *) PATH=$PATH:/usr/sbin:/sbin ;; esac
@@ -58,9 +62,8 @@ vm__qemu_usable() {
 		VM_SKIP_REASON="qemu-system-x86_64 not installed (make deps installs qemu-system-x86)"
 		return 1
 	fi
-	out=$(echo quit | timeout 20 qemu-system-x86_64 -accel tcg -machine none -nodefaults \
-		-display none -monitor stdio 2>&1)
-	if [ $? != 0 ]; then
+	if ! out=$(echo quit | timeout 20 qemu-system-x86_64 -accel tcg -machine none -nodefaults \
+		-display none -monitor stdio 2>&1); then
 		VM_SKIP_REASON="qemu-system-x86_64 cannot start a TCG machine: $(echo "$out" | tail -n 1)"
 		return 1
 	fi
@@ -79,6 +82,7 @@ vm_prepare() {
 	# downloading and extracting the same package twice
 	exec {VM_LOCK_FD}>"$VM_CACHE/.lock"
 	flock "$VM_LOCK_FD"
+	# shellcheck disable=SC2086 # lists of module names
 	vm_kernel_fetch "$series" && vm_initramfs_build &&
 		vm_kernel_unpack_modules virtio_net $VM_MODULES_BASE ${VM_MODULES:-}
 	rc=$?
@@ -98,7 +102,8 @@ vm_require() {
 	0) return 0 ;;
 	77) tap_skip_all "$VM_SKIP_REASON" ;;
 	*)
-		tap_fail "prepare the VM kernel and initramfs (series ${1:-$VM_SERIES_DEFAULT})"
+		tap_fail "prepare the VM kernel and initramfs (series ${1:-${VM_SERIES:-$VM_SERIES_DEFAULT}}):" \
+			"${VM_LAST_LOG:-see the vm: lines on stderr}"
 		tap_done
 		;;
 	esac
