@@ -92,9 +92,9 @@ static int setup_one(const struct rn_config *c, const struct rn_maps *m,
 		return -errno;
 	}
 
-	if (rn_tc_attach(c->bpf.pin_dir, nd.ifindex, key, false, &tc_e, &own_qdisc, &e))
+	if (rn_tc_attach(c->bpf.pin_dir, nd.ifindex, key, false, mc->tc_mode, &tc_e, &own_qdisc, &e))
 		rn_err("master %s: tc egress: %s", mc->ifname, e.msg);
-	if (rn_tc_attach(c->bpf.pin_dir, nd.ifindex, key, true, &tc_i, &own_qdisc, &e))
+	if (rn_tc_attach(c->bpf.pin_dir, nd.ifindex, key, true, mc->tc_mode, &tc_i, &own_qdisc, &e))
 		rn_err("master %s: tc ingress: %s", mc->ifname, e.msg);
 	if (rn_xdp_attach(c->bpf.pin_dir, nd.ifindex, key, mc->xdp_mode, &xdp, &e))
 		rn_err("master %s: %s", mc->ifname, e.msg);
@@ -160,6 +160,7 @@ int rn_masters_reconcile(const struct rn_config *c, const struct rn_maps *m)
 			memcpy(auto_cfg[i].ifname, names[i], RN_IFNAMSIZ);
 			auto_cfg[i].policy = c->default_policy;
 			auto_cfg[i].xdp_mode = RN_XDP_MODE_AUTO;
+			auto_cfg[i].tc_mode = RN_TC_MODE_AUTO;
 		}
 		list = auto_cfg;
 	}

@@ -29,10 +29,12 @@ int rn_xdp_attach(const char *pin_dir, int ifindex, __u32 slot, enum rn_xdp_mode
 		  enum rn_xdp_state *state, struct rn_error *e);
 int rn_xdp_detach(int ifindex, struct rn_error *e);
 
-/* ingress: the bridge-mode program, else egress. *state: tcx or clsact;
+/* ingress: the bridge-mode program, else egress. mode: auto tries tcx and
+ * falls back to clsact. *state: tcx or clsact;
  * *own_qdisc set when this call created the clsact qdisc. */
 int rn_tc_attach(const char *pin_dir, int ifindex, __u32 slot, bool ingress,
-		 enum rn_tc_state *state, bool *own_qdisc, struct rn_error *e);
+		 enum rn_tc_mode mode, enum rn_tc_state *state, bool *own_qdisc,
+		 struct rn_error *e);
 /* Removes our program from both hooks; destroys the clsact qdisc only if
  * own_qdisc and no other filter is left on it. */
 int rn_tc_detach(const char *pin_dir, int ifindex, bool own_qdisc, struct rn_error *e);

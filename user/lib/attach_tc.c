@@ -114,7 +114,8 @@ static void tc_unload(struct tc_skel *t)
 }
 
 int rn_tc_attach(const char *pin_dir, int ifindex, __u32 slot, bool ingress,
-		 enum rn_tc_state *state, bool *own_qdisc, struct rn_error *e)
+		 enum rn_tc_mode mode, enum rn_tc_state *state, bool *own_qdisc,
+		 struct rn_error *e)
 {
 	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
 			    .attach_point = ingress ? BPF_TC_INGRESS : BPF_TC_EGRESS);
@@ -140,8 +141,13 @@ int rn_tc_attach(const char *pin_dir, int ifindex, __u32 slot, bool ingress,
 		return rn_fail(e, err, "load %s: %s", prog_name(ingress), strerror(-err));
 	}
 	/* tcx first: links are owned, ordered and survive us when pinned */
-	link = bpf_link_create(t.prog_fd, ifindex,
-			       ingress ? BPF_TCX_INGRESS : BPF_TCX_EGRESS, NULL);
+	link = mode == RN_TC_MODE_CLSACT ? -1 :
+	       bpf_link_create(t.prog_fd, ifindex, ingress ? BPF_TCX_INGRESS : BPF_TCX_EGRESS, NULL);
+	if (link < 0 && mode == RN_TC_MODE_TCX) {
+		err = -errno;
+		tc_unload(&t);
+		return rn_fail(e, err, "tcx attach: %s", strerror(-err));
+	}
 	if (link >= 0) {
 		err = bpf_obj_pin(link, path) ? -errno : 0;
 		if (err)
@@ -153,8 +159,9 @@ int rn_tc_attach(const char *pin_dir, int ifindex, __u32 slot, bool ingress,
 		*state = RN_TC_TCX;
 		return 0;
 	}
-	rn_info("ifindex %d: tcx unavailable (%s), using a clsact filter", ifindex,
-		strerror(errno));
+	if (mode == RN_TC_MODE_AUTO)
+		rn_info("ifindex %d: tcx unavailable (%s), using a clsact filter", ifindex,
+			strerror(errno));
 	err = bpf_tc_hook_create(&hook);
 	if (err && err != -EEXIST) {
 		tc_unload(&t);

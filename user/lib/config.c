@@ -14,6 +14,7 @@
 const char *const rn_policy_names[3] = { "off", "monitor", "enforce" };
 const char *const rn_ecn_names[3] = { "off", "ect0", "ect1" };
 const char *const rn_xdp_mode_names[4] = { "auto", "native", "skb", "off" };
+const char *const rn_tc_mode_names[3] = { "auto", "tcx", "clsact" };
 
 void rn_config_defaults(struct rn_config *c)
 {
@@ -39,7 +40,7 @@ void rn_config_free(struct rn_config *c)
 
 static int parse_masters(struct rn_config *c, json_t *arr, struct rn_error *e)
 {
-	static const char *const keys[] = { "ifname", "policy", "xdp_mode", NULL };
+	static const char *const keys[] = { "ifname", "policy", "xdp_mode", "tc_mode", NULL };
 	size_t i;
 	json_t *m;
 
@@ -73,6 +74,10 @@ static int parse_masters(struct rn_config *c, json_t *arr, struct rn_error *e)
 		if (rn_json_enum(m, "xdp_mode", rn_xdp_mode_names, 4, &v, where, e))
 			return -EINVAL;
 		mc->xdp_mode = v;
+		v = RN_TC_MODE_AUTO;
+		if (rn_json_enum(m, "tc_mode", rn_tc_mode_names, 3, &v, where, e))
+			return -EINVAL;
+		mc->tc_mode = v;
 		c->n_masters++;
 	}
 	return 0;

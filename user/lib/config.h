@@ -21,10 +21,13 @@
 enum rn_xdp_mode { RN_XDP_MODE_AUTO = 0, RN_XDP_MODE_NATIVE, RN_XDP_MODE_SKB,
 		   RN_XDP_MODE_OFF };
 
+enum rn_tc_mode { RN_TC_MODE_AUTO = 0, RN_TC_MODE_TCX, RN_TC_MODE_CLSACT };
+
 struct rn_master_config {
 	char ifname[RN_IFNAMSIZ];
 	enum rn_policy policy;
 	enum rn_xdp_mode xdp_mode;
+	enum rn_tc_mode tc_mode;
 };
 
 struct rn_qos_config {
@@ -58,6 +61,7 @@ struct rn_config {
 extern const char *const rn_policy_names[3];
 extern const char *const rn_ecn_names[3];
 extern const char *const rn_xdp_mode_names[4];
+extern const char *const rn_tc_mode_names[3];
 
 void rn_config_defaults(struct rn_config *c);
 /* Parses a file; on error fills e with "FILE: what is wrong" and leaves c
