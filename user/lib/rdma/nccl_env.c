@@ -57,6 +57,16 @@ int rn_local_ifaces(struct rn_local_if **out, int *n, struct rn_error *e)
 		if (!it->ifa_addr || (it->ifa_flags & IFF_LOOPBACK) ||
 		    strlen(it->ifa_name) >= RN_IFNAMSIZ)
 			continue;
+		/* every interface has an AF_PACKET entry: list it even without an
+		 * address, so `env` can say that is what it lacks */
+		if (it->ifa_addr->sa_family == AF_PACKET) {
+			if (!iface(&v, &cnt, it->ifa_name)) {
+				freeifaddrs(ifa);
+				free(v);
+				return rn_fail(e, -ENOMEM, "out of memory");
+			}
+			continue;
+		}
 		if (it->ifa_addr->sa_family == AF_INET) {
 			a.family = AF_INET;
 			a.v4 = ((struct sockaddr_in *)it->ifa_addr)->sin_addr;

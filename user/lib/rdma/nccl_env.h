@@ -45,7 +45,8 @@ struct rn_env {
 };
 
 /* Interfaces of the current network namespace with their addresses (no
- * loopback, no link-local IPv6), sorted by name. */
+ * loopback, no link-local IPv6), sorted by name; an interface without an
+ * address is listed with none. */
 int rn_local_ifaces(struct rn_local_if **out, int *n, struct rn_error *e);
 
 /* Resolves ifs (only the one named only, if not NULL) against m. Fails
