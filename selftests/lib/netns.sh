@@ -116,7 +116,7 @@ rn_pod_stat() { rn_ctl stats -j --pod "$1" | jq -r ".pods[0]$2"; }
 # rn_capture_start FILE FILTER: tcpdump on the peer's wire0 (RN_CAP_PID)
 rn_capture_start() {
 	# -Z root: the capture file lives in a root-only temp dir
-	nsenter --net=/run/netns/"$RN_PEER" tcpdump -Z root --immediate-mode -s 160 -B 16384 -i wire0 -n -U -w "$1" "$2" \
+	nsenter --net=/run/netns/"$RN_PEER" tcpdump -Z root --immediate-mode -s 160 -B 16384 -Q in -i wire0 -n -U -w "$1" "$2" \
 		>"$RN_TMP/tcpdump.log" 2>&1 &
 	RN_CAP_PID=$!
 	for _ in $(seq 50); do
