@@ -1,0 +1,195 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# RoCE QoS and counters on real Soft-RoCE traffic between two VMs:
+#   1. rdmanetd's tc programs on node-a's master (eth0): node-b captures
+#      the RoCEv2 packets of a real ib_write_bw from node-a and finds every
+#      one carrying DSCP 26 and ECT(0); node-a's per-master RoCE counters
+#      (rdmanetctl stats -j) and rxe's sent_pkts both equal the packets
+#      captured; the hardware counters rdmanet exports match `rdma
+#      statistic`.
+#   2. default_roce_tos set by rdmanetd on node-b (DSCP 34, ECT(1): TOS
+#      137), its tc programs removed again: an RDMA-CM connection
+#      (ib_write_bw -R) from node-b carries TOS 137 on the wire.
+# The host part is at the bottom; inside a VM this file is the node script.
+
+# The RoCE v2 GID index of IPv4 address $1 in sysfs.
+sysfs_v2_index() {
+	local want f g t a b c d
+	IFS=. read -r a b c d <<<"$1"
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$d")
+	for f in /sys/class/infiniband/rxe0/ports/1/gids/*; do
+		read -r g <"$f"
+		[ "$g" = "$want" ] || continue
+		read -r t <"/sys/class/infiniband/rxe0/ports/1/gid_attrs/types/${f##*/}" || continue
+		[ "$t" = "RoCE v2" ] && { echo "${f##*/}"; return 0; }
+	done
+	return 1
+}
+
+# True once a capture file stopped growing for half a second (tcpdump lags
+# the wire under TCG).
+settled() {
+	local a b
+	a=$(stat -c %s "$1")
+	sleep 0.5
+	b=$(stat -c %s "$1")
+	[ "$a" = "$b" ]
+}
+
+capture_start() {	# capture_start FILE FILTER
+	tcpdump -i eth0 -nn -s 128 -B 16384 -U -w "$1" "$2" 2>"$1.err" &
+	CAP=$!
+	vm_wait_until 30 grep -q 'listening on' "$1.err"
+}
+
+capture_stop() {	# capture_stop FILE
+	vm_wait_until 30 settled "$1"
+	kill -INT "$CAP"
+	wait "$CAP"
+	cp "$1" "$1.err" "$VM_OUT/"
+	check "tcpdump dropped no packet ($(basename "$1"))" grep -q '^0 packets dropped by kernel' "$1.err"
+}
+
+# "count dscp ecn" per distinct marking of the RDMA WRITE packets from $2
+markings() {	# markings PCAP SRC
+	tshark -r "$1" -Y "ip.src == $2 && infiniband.bth.opcode >= 6 && infiniband.bth.opcode <= 11" \
+		-T fields -e ip.dsfield.dscp -e ip.dsfield.ecn 2>/dev/null | sort | uniq -c |
+		awk '{ print $1, $2, $3 }'
+}
+
+# node-a's master counters: "total unknown" RoCE packets sent on eth0
+tx_roce() {
+	"$R" --pin-dir "$PIN_A" stats -j | jq -r '.masters[] | select(.ifname == "eth0") |
+		"\(.total.tx.roce.packets) \(.unknown_by_class.tx.roce.packets)"'
+}
+
+rxe_stat() { rdma -j statistic show link rxe0/1 | jq -r ".[0].$1"; }
+
+perftest() {	# perftest server|client PORT ARGS...
+	local role=$1 port=$2
+	shift 2
+	if [ "$role" = server ]; then
+		timeout 90 ib_write_bw -d rxe0 -p "$port" "$@" >"$VM_OUT/bw.$port.out" 2>&1 &
+		local pid=$!
+		vm_wait_listen "$port" 30
+		vm_barrier "listening-$port" 60
+		wait $pid
+	else
+		vm_barrier "listening-$port" 60
+		timeout 90 ib_write_bw -d rxe0 -p "$port" "$@" "$VM_PEER_IP" >"$VM_OUT/bw.$port.out" 2>&1
+	fi
+}
+
+node_a() {
+	local before after cap j
+	cat >/tmp/agent.json <<JSON
+{ "masters": [ { "ifname": "eth0", "policy": "monitor" } ],
+  "textfile": { "dir": "/tmp/prom", "interval_s": 0 }, "bpf": { "pin_dir": "$PIN_A" } }
+JSON
+	check "rdmanetd --once attaches to eth0" $D --once --config /tmp/agent.json
+	# tcx from 6.6 on, clsact before
+	local tc=tcx
+	[ "$VM_SERIES" = 6.1 ] && tc=clsact
+	check_eq "tc attached ($tc)" "$("$R" --pin-dir "$PIN_A" stats -j | jq -r '.masters[0].tc')" "$tc"
+	before=$(tx_roce)
+	local sent0 sent1
+	sent0=$(rxe_stat sent_pkts)
+	vm_barrier capturing 60
+	perftest client 18515 -x "$(sysfs_v2_index "$VM_IP")" -s 4096 -n 300
+	check_eq "ib_write_bw client (marked by tc) exits 0" $? 0
+	after=$(tx_roce)
+	sent1=$(rxe_stat sent_pkts)
+	cap=$(vm_get captured 90)
+	read -r t0 u0 <<<"$before"
+	read -r t1 u1 <<<"$after"
+	check_range "node-b captured RDMA WRITEs ($cap)" "${cap:-0}" 1200 1000000
+	check_eq "per-master RoCE tx packets equal the packets captured" "$((t1 - t0))" "$cap"
+	check_eq "... all of it host traffic (unknown_by_class)" "$((u1 - u0))" "$cap"
+	check_eq "rxe's sent_pkts agrees" "$((sent1 - sent0))" "$cap"
+	check_eq "the tc marker counted what it rewrote" \
+		"$("$R" --pin-dir "$PIN_A" stats -j | jq '.masters[0].unknown_marked_packets')" "$((t1 - t0))"
+
+	# hardware counters: what rdmanet exports is what rdma statistic shows
+	"$R" -c /tmp/agent.json export --textfile /tmp/prom
+	grep '^rdmanet_rdma_hw_stats_total{device="rxe0",port="1"' /tmp/prom/rdmanet.prom |
+		sed 's/.*counter="\([^"]*\)"} \(.*\)/\1 \2/' | sort >/tmp/ours
+	rdma -j statistic show link rxe0/1 | jq -r '.[0] | del(.ifname, .port) | to_entries[] |
+		"\(.key) \(.value)"' | sort >/tmp/theirs
+	cp /tmp/ours /tmp/theirs "$VM_OUT/"
+	check_range "textfile has rxe0's hardware counters" "$(wc -l </tmp/ours)" 10 100
+	check "they equal rdma statistic's, counter by counter" cmp -s /tmp/ours /tmp/theirs
+	check_range "textfile sent_pkts covers the run" \
+		"$(awk '$1 == "sent_pkts" { print $2 }' /tmp/ours)" "$cap" 100000000
+	check "textfile passes promtool" sh -c "promtool check metrics < /tmp/prom/rdmanet.prom"
+
+	# part 2: node-b sends over RDMA-CM; capture here
+	capture_start /tmp/b2a.pcap "udp dst port 4791 and src host $VM_PEER_IP"
+	check "capturing RoCE from node-b" test $? = 0
+	vm_barrier capturing-cm 60
+	perftest server 18516 -R -s 4096 -n 200
+	check_eq "ib_write_bw -R server exits 0" $? 0
+	capture_stop /tmp/b2a.pcap
+	j=$(markings /tmp/b2a.pcap "$VM_PEER_IP")
+	echo "$j" >"$VM_OUT/b2a.markings"
+	check_eq "every RDMA-CM WRITE from node-b carries TOS 137 (DSCP 34, ECT(1))" \
+		"$(awk '{ print $2, $3 }' <<<"$j")" "34 1"
+	check_range "... and there are such packets" "$(awk '{ s += $1 } END { print s + 0 }' <<<"$j")" \
+		800 1000000
+	$D --uninstall --config /tmp/agent.json 2>/dev/null
+}
+
+node_b() {
+	local j n
+	capture_start /tmp/a2b.pcap "udp dst port 4791 and src host $VM_PEER_IP"
+	check "capturing RoCE from node-a" test $? = 0
+	vm_barrier capturing 60
+	perftest server 18515 -x "$(sysfs_v2_index "$VM_IP")" -s 4096 -n 300
+	check_eq "ib_write_bw server exits 0" $? 0
+	capture_stop /tmp/a2b.pcap
+	n=$(tcpdump -r /tmp/a2b.pcap -nn 2>/dev/null | wc -l)
+	vm_put captured "$n"
+	j=$(markings /tmp/a2b.pcap "$VM_PEER_IP")
+	echo "$j" >"$VM_OUT/a2b.markings"
+	check_eq "every RDMA WRITE from node-a carries DSCP 26 and ECT(0)" \
+		"$(awk '{ print $2, $3 }' <<<"$j")" "26 2"
+	check_eq "... every RoCE packet of node-a, WRITEs are all there is" \
+		"$(awk '{ s += $1 } END { print s + 0 }' <<<"$j")" "$n"
+
+	# part 2: default_roce_tos from rdmanetd; its tc programs removed again
+	cat >/tmp/agent.json <<JSON
+{ "masters": [ { "ifname": "eth0" } ], "qos": { "roce_dscp": 34, "ecn": "ect1" },
+  "textfile": { "dir": "/tmp/prom", "interval_s": 0 }, "bpf": { "pin_dir": "$PIN_B" } }
+JSON
+	$D --once --config /tmp/agent.json 2>"$VM_OUT/agent.log"
+	check_eq "rdmanetd set default_roce_tos" \
+		"$(cat /sys/kernel/config/rdma_cm/rxe0/ports/1/default_roce_tos)" 137
+	check "... and logged it" grep -q 'rxe0/1: default_roce_tos 0 -> 137' "$VM_OUT/agent.log"
+	$D --uninstall --config /tmp/agent.json 2>>"$VM_OUT/agent.log"
+	check_eq "no tc program left on eth0 (the TOS is RDMA-CM's alone)" \
+		"$(bpftool -j net show dev eth0 | jq '[.[0].tc[]?] | length')" 0
+	check_eq "default_roce_tos stays after uninstall" \
+		"$(cat /sys/kernel/config/rdma_cm/rxe0/ports/1/default_roce_tos)" 137
+	vm_barrier capturing-cm 60
+	perftest client 18516 -R -s 4096 -n 200
+	check_eq "ib_write_bw -R client exits 0" $? 0
+}
+
+if [ -n "${VM_NODE:-}" ]; then
+	. "$VM_LIB/guest.sh"
+	R=$RN_BUILD/bin/rdmanetctl
+	D=$RN_BUILD/bin/rdmanetd
+	PIN_A=/sys/fs/bpf/rnvmtra
+	PIN_B=/sys/fs/bpf/rnvmtrb
+	export RDMANET_CONFIG=/tmp/empty.json
+	echo '{}' >"$RDMANET_CONFIG"
+	vm_wait_peer 30
+	if [ "$VM_NODE" = node-a ]; then node_a; else node_b; fi
+	vm_barrier done 120
+	tap_done
+fi
+
+. "$RN_SRC/selftests/lib/tap.sh"
+. "$RN_SRC/selftests/vm/lib/vm.sh"
+vm_require "${VM_SERIES:-6.12}"
+vm_run_pair "$0" "$0" 180
+tap_done
