@@ -21,10 +21,11 @@ vm_main() {
 		"$fn"
 		tap_done
 	fi
+	# once: sourcing tap.sh again would restart the TAP numbering
 	# shellcheck source=selftests/lib/tap.sh
-	. "$RN_SRC/selftests/lib/tap.sh"
+	declare -F tap_done >/dev/null || . "$RN_SRC/selftests/lib/tap.sh"
 	# shellcheck source=selftests/vm/lib/vm.sh
-	. "$VM_LIB/vm.sh"
+	declare -F vm_run_pair >/dev/null || . "$VM_LIB/vm.sh"
 	vm_require "${VM_SERIES:-$VM_SERIES_DEFAULT}"
 	self=$(realpath "$0")
 	case $mode in

@@ -11,7 +11,7 @@
 VM_MEM=${VM_MEM:-1024}
 VM_QEMU_BIOS=${VM_QEMU_BIOS:-/usr/share/qemu/qboot.rom}
 
-declare -A VM_QEMU_PID
+declare -gA VM_QEMU_PID
 
 vm__qemu_start() {
 	local node=$1 mac=$2 netdev=$3 timeout=$4 dir=$VM_RUN_DIR/$1 bios=() quiet=quiet

@@ -112,7 +112,7 @@ vm_require() {
 # A fresh run directory per run: kept after the run (console logs for
 # debugging), older runs of the same test whose owner is gone are pruned.
 # Named TEST.SEQ.PID: several runs in one test keep their own logs.
-VM_RUN_SEQ=0
+VM_RUN_SEQ=${VM_RUN_SEQ:-0}
 vm__new_run_dir() {
 	local name=$1 d pid
 	if [ $VM_RUN_SEQ = 0 ]; then
