@@ -7,20 +7,6 @@
 #
 # VM_SERIES=6.1 selftests/run.sh build '*vm_testbed*' runs it on bookworm's 6.1.
 
-# The RoCE v2 GID of this node's IPv4 address: perftest needs its index.
-roce_v2_ipv4_gid_index() {
-	local want a b c d f i
-	IFS=. read -r a b c d <<<"$VM_IP"
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$d")
-	for f in /sys/class/infiniband/"$VM_RXE"/ports/1/gids/*; do
-		i=${f##*/}
-		[ "$(cat "$f")" = "$want" ] || continue
-		[ "$(cat "/sys/class/infiniband/$VM_RXE/ports/1/gid_attrs/types/$i" 2>/dev/null)" = \
-			"RoCE v2" ] && { echo "$i"; return 0; }
-	done
-	return 1
-}
-
 # The average column of perftest's result row (the line after the header
 # that starts with "#bytes"), or nothing.
 perftest_result() {
@@ -34,7 +20,7 @@ perftest_pair() {
 	local name=$1 port=$2 col=$3 what=$4 out gidx rc
 	shift 4
 	out=$VM_OUT/$name.out
-	gidx=$(roce_v2_ipv4_gid_index) || { tap_fail "$name: no RoCE v2 GID for $VM_IP"; return; }
+	gidx=$(vm_gid_index) || { tap_fail "$name: no RoCE v2 GID for $VM_IP"; return; }
 	if [ "$VM_NODE" = node-a ]; then
 		timeout 90 "$name" -d "$VM_RXE" -x "$gidx" -p "$port" "$@" >"$out" 2>&1 &
 		local pid=$!
@@ -60,15 +46,6 @@ perftest_pair() {
 	fi
 }
 
-# True once the capture file stopped growing for half a second.
-pcap_settled() {
-	local a b
-	a=$(stat -c %s "$1")
-	sleep 0.5
-	b=$(stat -c %s "$1")
-	[ "$a" = "$b" ]
-}
-
 guest_main() {
 	check_eq "hostname" "$(hostname)" "$VM_NODE"
 	check_eq "running the Debian kernel" "$(uname -r)" "$VM_KVER"
@@ -82,23 +59,12 @@ guest_main() {
 	check "configfs on /sys/kernel/config" sh -c "grep -q ' /sys/kernel/config configfs' /proc/mounts"
 	check "the peer answers ping over the wire" vm_wait_peer 30
 	# node-b captures the RoCEv2 packets of the write test; the host decodes them
-	local cap
 	if [ "$VM_NODE" = node-b ]; then
-		tcpdump -i "$VM_IFACE" -nn -s 128 -B 16384 -U -w /tmp/roce.pcap \
-			udp port 4791 2>"$VM_OUT/tcpdump.err" &
-		cap=$!
-		check "tcpdump is capturing on $VM_IFACE" \
-			vm_wait_until 30 grep -q 'listening on' "$VM_OUT/tcpdump.err"
+		check "tcpdump is capturing on $VM_IFACE" vm_capture_start /tmp/roce.pcap udp port 4791
 	fi
 	perftest_pair ib_write_bw 18515 4 "average Gb/s" -s 65536 -n 200 --report_gbits
 	if [ "$VM_NODE" = node-b ]; then
-		# under TCG tcpdump lags the wire: let it drain before stopping it
-		vm_wait_until 30 pcap_settled /tmp/roce.pcap
-		kill -INT "$cap"
-		wait "$cap"
-		cp /tmp/roce.pcap "$VM_OUT/roce.pcap"
-		check "tcpdump dropped no packet" grep -q '^0 packets dropped by kernel' \
-			"$VM_OUT/tcpdump.err"
+		check "tcpdump dropped no packet" vm_capture_stop /tmp/roce.pcap
 	fi
 	perftest_pair ib_read_lat 18516 6 "typical latency (usec)" -s 64 -n 200
 	vm_barrier finished 60

@@ -11,6 +11,12 @@
 #   vm_wait_listen PORT [TIMEOUT]   wait until a local TCP socket listens on PORT
 #   vm_wait_peer [TIMEOUT]          wait until the peer answers ping over the wire
 #   vm_wait_until TIMEOUT CMD...    poll CMD every 0.1 s until it succeeds
+#   vm_capture_start FILE [FILTER...]  tcpdump on $VM_IFACE into FILE (VM-local),
+#                                   returns once it is capturing
+#   vm_capture_stop FILE            drain, stop, copy FILE and FILE.err to $VM_OUT;
+#                                   1 if the kernel dropped packets
+#   vm_gid_index [IPV4] [DEV]       index of the RoCE v2 GID of IPV4 (default
+#                                   $VM_IP) on DEV port 1 (default $VM_RXE), from sysfs
 #
 # Timeouts are in seconds (default 60). Each helper returns 1 on timeout
 # with one line on stderr, and gives up early when the other node's
@@ -108,5 +114,51 @@ vm_wait_peer() {
 	# busybox's ping: busybox-static is a testbed dependency, iputils-ping is not
 	vm_wait_until "$timeout" busybox ping -c 1 -W 1 -q "$VM_PEER_IP" >/dev/null 2>&1 && return 0
 	echo "vm_wait_peer: $VM_PEER ($VM_PEER_IP) does not answer ping after ${timeout}s" >&2
+	return 1
+}
+
+# Under TCG tcpdump lags the wire by seconds at perftest rates: it writes
+# to a VM-local file (not the 9p share), and stopping waits until the file
+# stopped growing for half a second.
+vm__file_settled() {
+	local a b
+	a=$(stat -c %s "$1")
+	sleep 0.5
+	b=$(stat -c %s "$1")
+	[ "$a" = "$b" ]
+}
+
+vm_capture_start() {
+	local file=$1
+	shift
+	tcpdump -i "$VM_IFACE" -nn -s 128 -B 16384 -U -w "$file" "$@" 2>"$file.err" &
+	VM_CAPTURE_PID=$!
+	vm_wait_until 30 grep -q 'listening on' "$file.err" && return 0
+	echo "vm_capture_start: tcpdump did not start: $(tail -n 1 "$file.err")" >&2
+	return 1
+}
+
+vm_capture_stop() {
+	local file=$1
+	vm_wait_until 60 vm__file_settled "$file"
+	kill -INT "$VM_CAPTURE_PID"
+	wait "$VM_CAPTURE_PID"
+	cp "$file" "$file.err" "$VM_OUT/"
+	grep -q '^0 packets dropped by kernel' "$file.err" && return 0
+	echo "vm_capture_stop: $(grep 'dropped by kernel' "$file.err")" >&2
+	return 1
+}
+
+vm_gid_index() {
+	local ip=${1:-$VM_IP} dev=${2:-$VM_RXE} want a b c d f i
+	IFS=. read -r a b c d <<<"$ip"
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$d")
+	for f in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
+		i=${f##*/}
+		[ "$(cat "$f")" = "$want" ] || continue
+		[ "$(cat "/sys/class/infiniband/$dev/ports/1/gid_attrs/types/$i" 2>/dev/null)" = \
+			"RoCE v2" ] && { echo "$i"; return 0; }
+	done
+	echo "vm_gid_index: no RoCE v2 GID for $ip on $dev" >&2
 	return 1
 }
