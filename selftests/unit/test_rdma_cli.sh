@@ -56,6 +56,12 @@ check_eq "gid -j: source" "$(jq -r .source <<<"$j")" sysfs
 check_eq "gid -j: pod B's RoCE v2 entry" \
 	"$(jq -c '.gids[] | select(.address == "172.16.11.22" and .type == "RoCE v2") | [.device, .index, .netdev]' <<<"$j")" \
 	'["mlx5_0",7,"net1"]'
+. "$FX/show_gids.sh"
+for dev in mlx5_0 mlx5_1 mlx5_2 mlx5_3; do
+	check_eq "gid $dev: every entry as show_gids reads the tree" \
+		"$("$CTL" gid $dev -j | jq -r '.gids[] | "\(.index) \(.gid) \(if .type == "RoCE v2" then .type else "IB/RoCE v1" end) \(.netdev)"')" \
+		"$(show_gids "$FX/cx5/sys" $dev 1)"
+done
 check_eq "gid DEV filters" "$("$CTL" gid mlx5_1 -j | jq '.gids | length')" 4
 check "gid table has the header and addresses" sh -c "'$CTL' gid mlx5_0 | grep -q '^mlx5_0 .* 5 .*RoCE v2 net1 .*172.16.11.21$'"
 

@@ -14,33 +14,7 @@
 # The host part is at the bottom; inside the VM (VM_NODE set) this file is
 # the node's script.
 
-# "IDX" of the RoCE v2 GID of IPv4 address $1 in sysfs, as show_gids finds it
-sysfs_v2_index() {
-	local want f g t a b c d
-	IFS=. read -r a b c d <<<"$1"
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$d")
-	for f in /sys/class/infiniband/rxe0/ports/1/gids/*; do
-		read -r g <"$f"
-		[ "$g" = "$want" ] || continue
-		read -r t <"/sys/class/infiniband/rxe0/ports/1/gid_attrs/types/${f##*/}" || continue
-		[ "$t" = "RoCE v2" ] && { echo "${f##*/}"; return 0; }
-	done
-	return 1
-}
-
-# every valid GID in sysfs: "index gid type netdev", by index (builtins
-# only: rxe has 1024 entries and forks are slow under TCG)
-sysfs_gids() {
-	local f i g t n zero=0000:0000:0000:0000:0000:0000:0000:0000
-	for f in /sys/class/infiniband/rxe0/ports/1/gids/*; do
-		read -r g <"$f"
-		[ "$g" = "$zero" ] && continue
-		i=${f##*/}
-		read -r t <"/sys/class/infiniband/rxe0/ports/1/gid_attrs/types/$i" || t=?
-		read -r n <"/sys/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/$i" || n=
-		echo "$i $g $t $n"
-	done | sort -n
-}
+gid_gone() { ! gid_v2_index /sys rxe0 1 "$1" >/dev/null; }
 
 pod_up() {	# pod_up NAME IPv4
 	ip netns add "$1" &&
@@ -56,10 +30,9 @@ rdma_netns() { rdma system show | awk '$1 == "netns" { print $2 }'; }
 
 pod_mac() { ip -n "$1" -j link show net1 | jq -r '.[0].address'; }
 
-prom() { grep -F "$1" /tmp/prom/rdmanet.prom 2>/dev/null | awk '{ print $NF }'; }
-
 guest_main() {
 	. "$VM_LIB/guest.sh"
+	. "$RN_SRC/selftests/fixtures/sysfs/show_gids.sh"
 	local R=$RN_BUILD/bin/rdmanetctl D=$RN_BUILD/bin/rdmanetd PIN=/sys/fs/bpf/rnvmdev j
 	export RDMANET_CONFIG=/tmp/empty.json
 	echo '{}' >"$RDMANET_CONFIG"
@@ -96,10 +69,10 @@ guest_main() {
 	j=$($R gid -j)
 	check_eq "gid -j: the table came from ibv_query_gid_table" "$(jq -r .source <<<"$j")" verbs
 	check_eq "gid: every entry as in sysfs (index, GID, type, netdev)" \
-		"$(jq -r '.gids[] | "\(.index) \(.gid) \(.type) \(.netdev)"' <<<"$j")" "$(sysfs_gids)"
+		"$(jq -r '.gids[] | "\(.index) \(.gid) \(.type) \(.netdev)"' <<<"$j")" "$(show_gids /sys rxe0 1)"
 	check_eq "gid: eth0's address maps to its RoCE v2 GID" \
 		"$(jq -r '.gids[] | select(.address == "'"$VM_IP"'" and .type == "RoCE v2") | .index' <<<"$j")" \
-		"$(sysfs_v2_index "$VM_IP")"
+		"$(gid_v2_index /sys rxe0 1 "$VM_IP")"
 
 	# --- netns mode round trip (no other namespace exists yet) ----------
 	rdma system set netns exclusive
@@ -132,11 +105,11 @@ JSON
 
 	local i1 i2 i1b
 	pod_up pod1 192.168.77.11
-	check "pod1's address is in rxe0's GID table" vm_wait_until 10 sysfs_v2_index 192.168.77.11
-	i1=$(sysfs_v2_index 192.168.77.11)
+	check "pod1's address is in rxe0's GID table" vm_wait_until 10 gid_v2_index /sys rxe0 1 192.168.77.11
+	i1=$(gid_v2_index /sys rxe0 1 192.168.77.11)
 	pod_up pod2 192.168.77.12
-	check "pod2's address is in rxe0's GID table" vm_wait_until 10 sysfs_v2_index 192.168.77.12
-	i2=$(sysfs_v2_index 192.168.77.12)
+	check "pod2's address is in rxe0's GID table" vm_wait_until 10 gid_v2_index /sys rxe0 1 192.168.77.12
+	i2=$(gid_v2_index /sys rxe0 1 192.168.77.12)
 	check "the index grows per pod ($i1 < $i2)" test "$i1" -lt "$i2"
 	check_eq "gid: pod2's entry has netdev net1" \
 		"$($R gid -j | jq -r '.gids[] | select(.address == "192.168.77.12" and .type == "RoCE v2") | "\(.index) \(.netdev)"')" \
@@ -170,12 +143,12 @@ JSON
 	# same address, a new index (agent paused so one tick sees it all)
 	kill -STOP $agent
 	ip -n pod1 addr del 192.168.77.11/24 dev net1
-	vm_wait_until 10 sh -c "! sysfs_v2_index 192.168.77.11 >/dev/null" 2>/dev/null
+	vm_wait_until 10 gid_gone 192.168.77.11
 	pod_up pod3 192.168.77.13
-	vm_wait_until 10 sysfs_v2_index 192.168.77.13 >/dev/null
+	vm_wait_until 10 gid_v2_index /sys rxe0 1 192.168.77.13 >/dev/null
 	ip -n pod1 addr add 192.168.77.11/24 dev net1
-	vm_wait_until 10 sysfs_v2_index 192.168.77.11 >/dev/null
-	i1b=$(sysfs_v2_index 192.168.77.11)
+	vm_wait_until 10 gid_v2_index /sys rxe0 1 192.168.77.11 >/dev/null
+	i1b=$(gid_v2_index /sys rxe0 1 192.168.77.11)
 	kill -CONT $agent
 	check "pod1's address got a new index ($i1 -> $i1b)" test "$i1" != "$i1b"
 	check "the GID watch warns that pod1's index moved" vm_wait_until 15 grep -q \
@@ -189,7 +162,7 @@ JSON
 
 	# pod2 loses its address: its GID goes, doctor and env say so
 	ip -n pod2 addr del 192.168.77.12/24 dev net1
-	vm_wait_until 10 sh -c "! sysfs_v2_index 192.168.77.12 >/dev/null" 2>/dev/null
+	vm_wait_until 10 gid_gone 192.168.77.12
 	$R -c /tmp/agent.json doctor >"$VM_OUT/doctor.bad" 2>/tmp/err
 	check_eq "doctor exits 1 when a pod address has no GID" $? 1
 	check "doctor: pod-gids names pod2's address" \

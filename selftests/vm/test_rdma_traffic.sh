@@ -12,20 +12,6 @@
 #      (ib_write_bw -R) from node-b carries TOS 137 on the wire.
 # The host part is at the bottom; inside a VM this file is the node script.
 
-# The RoCE v2 GID index of IPv4 address $1 in sysfs.
-sysfs_v2_index() {
-	local want f g t a b c d
-	IFS=. read -r a b c d <<<"$1"
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$d")
-	for f in /sys/class/infiniband/rxe0/ports/1/gids/*; do
-		read -r g <"$f"
-		[ "$g" = "$want" ] || continue
-		read -r t <"/sys/class/infiniband/rxe0/ports/1/gid_attrs/types/${f##*/}" || continue
-		[ "$t" = "RoCE v2" ] && { echo "${f##*/}"; return 0; }
-	done
-	return 1
-}
-
 # True once a capture file stopped growing for half a second (tcpdump lags
 # the wire under TCG).
 settled() {
@@ -95,7 +81,7 @@ JSON
 	local sent0 sent1
 	sent0=$(rxe_stat sent_pkts)
 	vm_barrier capturing 60
-	perftest client 18515 -x "$(sysfs_v2_index "$VM_IP")" -s 4096 -n 300
+	perftest client 18515 -x "$(gid_v2_index /sys rxe0 1 "$VM_IP")" -s 4096 -n 300
 	check_eq "ib_write_bw client (marked by tc) exits 0" $? 0
 	after=$(tx_roce)
 	sent1=$(rxe_stat sent_pkts)
@@ -143,7 +129,7 @@ node_b() {
 	capture_start /tmp/a2b.pcap "udp dst port 4791 and src host $VM_PEER_IP"
 	check "capturing RoCE from node-a" test $? = 0
 	vm_barrier capturing 60
-	perftest server 18515 -x "$(sysfs_v2_index "$VM_IP")" -s 4096 -n 300
+	perftest server 18515 -x "$(gid_v2_index /sys rxe0 1 "$VM_IP")" -s 4096 -n 300
 	check_eq "ib_write_bw server exits 0" $? 0
 	capture_stop /tmp/a2b.pcap
 	n=$(tcpdump -r /tmp/a2b.pcap -nn 2>/dev/null | wc -l)
@@ -176,6 +162,7 @@ JSON
 
 if [ -n "${VM_NODE:-}" ]; then
 	. "$VM_LIB/guest.sh"
+	. "$RN_SRC/selftests/fixtures/sysfs/show_gids.sh"
 	R=$RN_BUILD/bin/rdmanetctl
 	D=$RN_BUILD/bin/rdmanetd
 	PIN_A=/sys/fs/bpf/rnvmtra

@@ -211,82 +211,81 @@ void rn_check_selectors(const struct rn_doctor_facts *f, struct rn_check *c)
 	}
 }
 
-void rn_check_link_layer(const struct rn_doctor_facts *f, struct rn_check *c)
+/* Runs one port check over the relevant ports; returns how many. */
+static int each_relevant_port(const struct rn_doctor_facts *f, struct rn_check *c,
+			      void (*one)(const struct rn_doctor_facts *f, const struct rn_rdma_dev *d,
+					  const struct rn_rdma_port *p, struct rn_check *c))
 {
 	const struct rn_rdma_model *m = f->model;
 	int checked = 0;
 
 	rn_check_set(c, RN_CHECK_PASS, "%s", "");
 	for (int i = 0; i < m->n_devs; i++) {
-		const struct rn_rdma_dev *d = &m->devs[i];
-
-		for (int p = 0; p < d->n_ports; p++) {
-			if (!rn_doctor_port_relevant(f, d, &d->ports[p]))
+		for (int p = 0; p < m->devs[i].n_ports; p++) {
+			if (!rn_doctor_port_relevant(f, &m->devs[i], &m->devs[i].ports[p]))
 				continue;
 			checked++;
-			if (!strcmp(d->ports[p].link_layer, "Ethernet"))
-				continue;
-			c->status = RN_CHECK_FAIL;
-			rn_check_add(c, "%s/%u is %s, RoCE needs Ethernet", d->name,
-				     d->ports[p].num,
-				     d->ports[p].link_layer[0] ? d->ports[p].link_layer : "unknown");
-			if (d->is_pci)
-				rn_check_fix(c, "mlxconfig -d %s set LINK_TYPE_P%u=2 and reboot "
-					     "(ConnectX VPI), or use an Ethernet port", d->pci.addr,
-					     d->ports[p].num);
-			else
-				rn_check_fix(c, "use an Ethernet port");
+			one(f, &m->devs[i], &m->devs[i].ports[p], c);
 		}
 	}
 	if (!checked)
 		rn_check_set(c, RN_CHECK_WARN, "no RDMA port to check (no selected device or "
 			     "master)");
-	else if (c->status == RN_CHECK_PASS)
-		rn_check_add(c, "%d port%s with link layer Ethernet", checked,
-			     checked == 1 ? "" : "s");
+	return checked;
+}
+
+static void link_layer_one(const struct rn_doctor_facts *f, const struct rn_rdma_dev *d,
+			   const struct rn_rdma_port *p, struct rn_check *c)
+{
+	(void)f;
+	if (!strcmp(p->link_layer, "Ethernet"))
+		return;
+	c->status = RN_CHECK_FAIL;
+	rn_check_add(c, "%s/%u is %s, RoCE needs Ethernet", d->name, p->num,
+		     p->link_layer[0] ? p->link_layer : "unknown");
+	if (d->is_pci)
+		rn_check_fix(c, "mlxconfig -d %s set LINK_TYPE_P%u=2 and reboot (ConnectX VPI), "
+			     "or use an Ethernet port", d->pci.addr, p->num);
+	else
+		rn_check_fix(c, "use an Ethernet port");
+}
+
+void rn_check_link_layer(const struct rn_doctor_facts *f, struct rn_check *c)
+{
+	int n = each_relevant_port(f, c, link_layer_one);
+
+	if (n && c->status == RN_CHECK_PASS)
+		rn_check_add(c, "%d port%s with link layer Ethernet", n, n == 1 ? "" : "s");
+}
+
+static void port_state_one(const struct rn_doctor_facts *f, const struct rn_rdma_dev *d,
+			   const struct rn_rdma_port *p, struct rn_check *c)
+{
+	char oper[32] = "";
+
+	if (p->state == RN_PORT_ACTIVE)
+		return;
+	c->status = RN_CHECK_FAIL;
+	if (p->netdev[0])
+		rn_sysfs_read(oper, sizeof(oper), "%s/class/net/%s/operstate", f->model->roots.sys,
+			      p->netdev);
+	rn_check_add(c, "%s/%u is %s (%s)%s%s%s", d->name, p->num, rn_port_state_names[p->state],
+		     p->phys_state_name[0] ? p->phys_state_name : "?",
+		     p->netdev[0] ? ", netdev " : "", p->netdev,
+		     oper[0] ? (strcmp(oper, "up") ? " is down" : " is up") : "");
+	if (p->netdev[0])
+		rn_check_fix(c, "ip link set dev %s up; if it stays %s, check the cable and the "
+			     "switch port", p->netdev, rn_port_state_names[p->state]);
+	else
+		rn_check_fix(c, "bring the port's link up; check the cable and the switch port");
 }
 
 void rn_check_port_state(const struct rn_doctor_facts *f, struct rn_check *c)
 {
-	const struct rn_rdma_model *m = f->model;
-	int checked = 0;
+	int n = each_relevant_port(f, c, port_state_one);
 
-	rn_check_set(c, RN_CHECK_PASS, "%s", "");
-	for (int i = 0; i < m->n_devs; i++) {
-		const struct rn_rdma_dev *d = &m->devs[i];
-
-		for (int p = 0; p < d->n_ports; p++) {
-			const struct rn_rdma_port *port = &d->ports[p];
-			char oper[32] = "";
-
-			if (!rn_doctor_port_relevant(f, d, port))
-				continue;
-			checked++;
-			if (port->state == RN_PORT_ACTIVE)
-				continue;
-			c->status = RN_CHECK_FAIL;
-			if (port->netdev[0])
-				rn_sysfs_read(oper, sizeof(oper), "%s/class/net/%s/operstate",
-					      m->roots.sys, port->netdev);
-			rn_check_add(c, "%s/%u is %s (%s)%s%s%s", d->name, port->num,
-				     rn_port_state_names[port->state],
-				     port->phys_state_name[0] ? port->phys_state_name : "?",
-				     port->netdev[0] ? ", netdev " : "", port->netdev,
-				     oper[0] ? (strcmp(oper, "up") ? " is down" : " is up") : "");
-			if (port->netdev[0])
-				rn_check_fix(c, "ip link set dev %s up; if it stays %s, check the cable "
-					     "and the switch port", port->netdev,
-					     rn_port_state_names[port->state]);
-			else
-				rn_check_fix(c, "bring the port's link up; check the cable and the "
-					     "switch port");
-		}
-	}
-	if (!checked)
-		rn_check_set(c, RN_CHECK_WARN, "no RDMA port to check (no selected device or "
-			     "master)");
-	else if (c->status == RN_CHECK_PASS)
-		rn_check_add(c, "%d port%s ACTIVE", checked, checked == 1 ? "" : "s");
+	if (n && c->status == RN_CHECK_PASS)
+		rn_check_add(c, "%d port%s ACTIVE", n, n == 1 ? "" : "s");
 }
 
 void rn_check_netns_mode(const struct rn_doctor_facts *f, struct rn_check *c)

@@ -85,34 +85,29 @@ static void gids(FILE *f, const struct rn_rdma_model *m)
 		}
 }
 
-static void gid_watch(FILE *f)
+static void watch_family(FILE *f, const char *name, const char *help, bool moved)
 {
 	const struct rn_gid_watch *w = rn_gid_watch_agent();
 
+	rn_metric_family(f, name, "counter", help);
+	for (int i = 0; i < w->n_ports; i++) {
+		char num[12];
+		const char *labels[] = { "device", w->ports[i].dev, "port", num, NULL };
+
+		snprintf(num, sizeof(num), "%u", w->ports[i].port);
+		rn_metric_sample(f, name, labels, moved ? w->ports[i].moved : w->ports[i].removed);
+	}
+}
+
+static void gid_watch(FILE *f)
+{
 	/* only the agent watches; a one-shot export has no history to tell */
-	if (!w->primed)
+	if (!rn_gid_watch_agent()->primed)
 		return;
-	rn_metric_family(f, "rdmanet_rdma_gid_index_moves_total", "counter",
-			 "Times the GID entry of an address changed index (applications that "
-			 "pinned the old index break).");
-	for (int i = 0; i < w->n_ports; i++) {
-		char num[12];
-		const char *labels[] = { "device", w->ports[i].dev, "port", num, NULL };
-
-		snprintf(num, sizeof(num), "%u", w->ports[i].port);
-		rn_metric_sample(f, "rdmanet_rdma_gid_index_moves_total", labels,
-				 w->ports[i].moved);
-	}
-	rn_metric_family(f, "rdmanet_rdma_gid_removals_total", "counter",
-			 "GID entries that mapped an address and went away.");
-	for (int i = 0; i < w->n_ports; i++) {
-		char num[12];
-		const char *labels[] = { "device", w->ports[i].dev, "port", num, NULL };
-
-		snprintf(num, sizeof(num), "%u", w->ports[i].port);
-		rn_metric_sample(f, "rdmanet_rdma_gid_removals_total", labels,
-				 w->ports[i].removed);
-	}
+	watch_family(f, "rdmanet_rdma_gid_index_moves_total", "Times the GID entry of an "
+		     "address changed index (applications that pinned the old index break).", true);
+	watch_family(f, "rdmanet_rdma_gid_removals_total",
+		     "GID entries that mapped an address and went away.", false);
 }
 
 static void pod_gids(FILE *f, const struct rn_config *c, const struct rn_rdma_model *m)
