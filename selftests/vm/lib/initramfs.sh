@@ -23,7 +23,9 @@ vm__initramfs_module_files() {
 vm__busybox() {
 	local b
 	for b in /bin/busybox /usr/bin/busybox; do
-		if [ -x "$b" ] && file -L "$b" 2>/dev/null | grep -q 'statically linked'; then
+		# static: no program interpreter (the initramfs has no ld.so)
+		if [ -x "$b" ] && readelf -lW "$b" 2>/dev/null | grep -q 'LOAD' &&
+			! readelf -lW "$b" 2>/dev/null | grep -q 'INTERP'; then
 			echo "$b"
 			return 0
 		fi
