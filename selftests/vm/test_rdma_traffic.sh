@@ -51,13 +51,20 @@ tx_roce() {
 
 rxe_stat() { rdma -j statistic show link rxe0/1 | jq -r ".[0].$1"; }
 
+cm_listening() { rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -q ":$1 "; }
+
 perftest() {	# perftest server|client PORT ARGS...
 	local role=$1 port=$2
 	shift 2
 	if [ "$role" = server ]; then
 		timeout 90 ib_write_bw -d rxe0 -p "$port" "$@" >"$VM_OUT/bw.$port.out" 2>&1 &
 		local pid=$!
-		vm_wait_listen "$port" 30
+		# with -R the server listens on an RDMA-CM id, not a TCP socket
+		if [ "$1" = -R ]; then
+			vm_wait_until 30 cm_listening "$port"
+		else
+			vm_wait_listen "$port" 30
+		fi
 		vm_barrier "listening-$port" 60
 		wait $pid
 	else
