@@ -6,14 +6,32 @@
 
 #include "parse.h"
 #include "../maps/pods.h"
+#include "../maps/pod_index.h"
+#include "../maps/pod_overflow.h"
 #include "../maps/pod_ips.h"
 
 static __always_inline __u32 *rn_pod_by_mac(const __u8 *mac, __u16 master)
 {
 	struct rn_pod_key key = { .master = master };
+	__u32 bucket, idx, *ovf;
+	__u64 bits;
 
 	__builtin_memcpy(key.mac, mac, sizeof(key.mac));
-	return bpf_map_lookup_elem(&rn_pods_v1, &key);
+	bits = rn_pod_key_bits(&key);
+	bucket = rn_pod_index_bucket(bits);
+#pragma unroll
+	for (int way = 0; way < RN_POD_INDEX_WAYS; way++) {
+		struct rn_pod_index_entry *ent;
+
+		idx = bucket * RN_POD_INDEX_WAYS + way;
+		ent = bpf_map_lookup_elem(&rn_pod_idx_v1, &idx);
+		if (ent && ent->used && ent->key == bits)
+			return &ent->slot;
+	}
+	ovf = bpf_map_lookup_elem(&rn_pod_ovf_v1, &bucket);
+	if (ovf && *ovf)
+		return bpf_map_lookup_elem(&rn_pods_v1, &key);
+	return NULL;
 }
 
 /* src != 0: look up the source address, else the destination. */

@@ -33,10 +33,19 @@ int rn_xdp_rx(struct xdp_md *ctx)
 
 	if (!m || !mc)
 		return XDP_PASS;
-	/* multi-buffer frames: the linear part is not the whole frame */
-	len = bpf_xdp_get_buff_len(ctx);
-
+	len = data_end - data;
 	cls = rn_parse(&p, data, data_end, len);
+	/* IP says more than the linear data holds: truncated, or a multi-buffer
+	 * frame whose rest is in fragments. Asking is not free (~10 ns), so
+	 * only here. */
+	if (cls == -RN_MALFORMED_IPV4 || cls == -RN_MALFORMED_IPV6) {
+		__u32 whole = bpf_xdp_get_buff_len(ctx);
+
+		if (whole > len) {
+			len = whole;
+			cls = rn_parse(&p, data, data_end, len);
+		}
+	}
 	if (cls < 0) {
 		if (-cls < RN_MALFORMED_MAX)
 			mc->malformed[-cls]++;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* Pod slot by (MAC, master slot): the lookup on every packet. */
+/* Pod slot by (MAC, master slot) for keys whose index bucket was full
+ * (maps/pod_index.h); looked up only when the bucket says so. */
 #ifndef RDMANET_MAP_PODS_H
 #define RDMANET_MAP_PODS_H
 

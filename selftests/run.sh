@@ -14,7 +14,7 @@ OUT=${1:-build}
 PATTERN=${2:-*}
 export RN_BUILD=$(realpath "$OUT")
 export RN_SRC=$(pwd)
-LOGDIR=$OUT/test-logs
+LOGDIR=$OUT/test-logs/run-$(date +%Y%m%d-%H%M%S)-$$
 mkdir -p "$LOGDIR"
 
 # bpffs is where the data path lives; a fresh machine may not have it mounted

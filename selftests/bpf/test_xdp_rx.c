@@ -4,6 +4,8 @@
  * multi-buffer frames, GRO aggregates counted as segments, and truncation
  * at every header boundary. The program never changes a byte. */
 #include <stdio.h>
+#include <bpf/bpf.h>
+#include <rdmanet/pod_index.h>
 
 #include "fixture.h"
 #include "xdp_rx.skel.h"
@@ -115,6 +117,59 @@ static const struct fx fixtures[] = {
 	  .patch_len = 1, .patch = { 0x46 }, RX(0), .malformed = RN_MALFORMED_IPV6 },
 };
 
+/* Five MACs in one index bucket: four fill its ways, the fifth lives in the
+ * overflow hash; every one is still found, and removing the fifth clears
+ * the bucket's overflow count. */
+static void overflow_checks(struct dp_env *env, struct tap *tap)
+{
+	char macs[5][18];
+	__u32 bucket = 0, n = 0, ovf = 1;
+	struct check c = { 0 };
+
+	for (unsigned int v = 0; v < 65536 && n < 5; v++) {
+		struct rn_pod_key k = { .mac = { 2, 0x42, 0, 0, (__u8)(v >> 8), (__u8)v } };
+		__u32 b = rn_pod_index_bucket(rn_pod_key_bits(&k));
+
+		if (n && b != bucket)
+			continue;
+		bucket = b;
+		rn_mac_format(k.mac, macs[n++]);
+	}
+	CHECK_EQ(&c, "MACs found in one bucket", n, 5);
+	for (__u32 i = 0; i < n && !c.failed; i++) {
+		const char *const ips[] = { "10.1.0.1", NULL };
+
+		CHECK_EQ(&c, "publish", dp_env_pod(env, i, macs[i], ips, -1), 0);
+	}
+	bpf_map_lookup_elem(env->m.pod_ovf, &bucket, &ovf);
+	CHECK_EQ(&c, "overflow count of the full bucket", ovf, 1);
+	for (__u32 i = 0; i < n && !c.failed; i++) {
+		uint8_t frame[256], mac[6];
+		struct frame_layout lo;
+		struct frame_spec f = { .dst_mac = mac, .src_mac = fx_peer_mac, .family = 4,
+					.saddr = "10.0.0.100", .daddr = "10.1.0.1", .l4 = FR_ROCE,
+					.payload = 16 };
+		struct dp_snapshot a, b;
+		__u32 len, ret;
+
+		rn_mac_parse(macs[i], mac);
+		len = (__u32)frame_build(&f, frame, sizeof(frame), &lo);
+		dp_snapshot(env, &b);
+		CHECK_EQ(&c, "test run", dp_run_xdp(env, frame, &len, &ret), 0);
+		dp_snapshot(env, &a);
+		CHECK_EQ(&c, i == 4 ? "pod in the overflow hash counted" : "pod in a bucket way counted",
+			 a.pod[i].traffic[RN_DIR_RX][RN_CLASS_ROCE].packets -
+			 b.pod[i].traffic[RN_DIR_RX][RN_CLASS_ROCE].packets, 1);
+	}
+	rn_registry_remove_slot(&env->m, 4);
+	ovf = 1;
+	bpf_map_lookup_elem(env->m.pod_ovf, &bucket, &ovf);
+	CHECK_EQ(&c, "overflow count after removing the overflowed pod", ovf, 0);
+	for (__u32 i = 0; i < 4; i++)
+		rn_registry_remove_slot(&env->m, i);
+	tap_report(tap, "index bucket overflow: found through the hash, then cleaned up", &c);
+}
+
 int main(void)
 {
 	struct tap tap = { 0 };
@@ -130,6 +185,7 @@ int main(void)
 	env.prog_fd = bpf_program__fd(skel->progs.rn_xdp_rx);
 	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++)
 		fx_run(&env, &fixtures[i], RN_DIR_RX, 1, &tap);
+	overflow_checks(&env, &tap);
 	xdp_rx__destroy(skel);
 	dp_env_close(&env);
 	return tap_finish(&tap);

@@ -46,12 +46,17 @@ int rn_maps_create(const char *pin_dir, unsigned int max_pods, struct rn_error *
 	bpf_program__set_autoload(skel->progs.rn_tc_egress, false);
 	bpf_object__for_each_map(map, skel->obj) {
 		const char *name = bpf_map__name(map);
+		unsigned int want;
 
-		if (strncmp(name, "rn_pod", 6))
+		/* the maps indexed or bounded by pod slot follow max_pods */
+		if (!strcmp(name, "rn_pod_ips_v1"))
+			want = max_pods * 2;
+		else if (!strcmp(name, "rn_pods_v1") || !strcmp(name, "rn_pod_info_v1") ||
+			 !strcmp(name, "rn_pod_ctr_v1") || !strcmp(name, "rn_pod_meta_v1"))
+			want = max_pods;
+		else
 			continue;
-		bpf_map__set_max_entries(map, pinned_size(pin_dir, name,
-							  !strcmp(name, "rn_pod_ips_v1") ?
-							  max_pods * 2 : max_pods));
+		bpf_map__set_max_entries(map, pinned_size(pin_dir, name, want));
 	}
 	err = tc_egress__load(skel);
 	if (err)

@@ -9,23 +9,25 @@
 
 #include "maps.h"
 #include "pin.h"
+#include <rdmanet/pod_index.h>
 
-const char *const rn_map_names[7] = {
+const char *const rn_map_names[RN_N_MAPS] = {
 	"rn_masters_v1", "rn_mst_ctr_v1", "rn_pods_v1", "rn_pod_ips_v1",
-	"rn_pod_info_v1", "rn_pod_ctr_v1", "rn_pod_meta_v1",
+	"rn_pod_info_v1", "rn_pod_ctr_v1", "rn_pod_meta_v1", "rn_pod_idx_v1",
+	"rn_pod_ovf_v1",
 };
 
 static int *map_field(struct rn_maps *m, int i)
 {
 	int *fields[] = { &m->masters, &m->mst_ctr, &m->pods, &m->pod_ips,
-			  &m->pod_info, &m->pod_ctr, &m->pod_meta };
+			  &m->pod_info, &m->pod_ctr, &m->pod_meta, &m->pod_idx, &m->pod_ovf };
 
 	return fields[i];
 }
 
 void rn_maps_close(struct rn_maps *m)
 {
-	for (int i = 0; i < 7; i++) {
+	for (int i = 0; i < RN_N_MAPS; i++) {
 		int *fd = map_field(m, i);
 
 		if (*fd > 0)
@@ -41,9 +43,9 @@ int rn_maps_open(struct rn_maps *m, const char *pin_dir, struct rn_error *e)
 	char path[PATH_MAX];
 
 	memset(m, 0, sizeof(*m));
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < RN_N_MAPS; i++)
 		*map_field(m, i) = -1;
-	for (int i = 0; i < 7; i++) {
+	for (int i = 0; i < RN_N_MAPS; i++) {
 		int fd;
 
 		if (rn_pin_path(path, sizeof(path), pin_dir, rn_map_names[i]))
@@ -79,7 +81,7 @@ int rn_maps_unpin(const char *pin_dir, struct rn_error *e)
 {
 	char path[PATH_MAX];
 
-	for (int i = 0; i < 7; i++) {
+	for (int i = 0; i < RN_N_MAPS; i++) {
 		if (rn_pin_path(path, sizeof(path), pin_dir, rn_map_names[i]))
 			return rn_fail(e, -ENAMETOOLONG, "pin dir %s: path too long", pin_dir);
 		if (unlink(path) && errno != ENOENT)
@@ -127,5 +129,25 @@ int rn_master_find(const struct rn_maps *m, const char *ifname)
 		    !strncmp(ms.ifname, ifname, sizeof(ms.ifname)))
 			return (int)slot;
 	}
+	return -ENOENT;
+}
+
+int rn_pod_lookup_key(const struct rn_maps *m, const struct rn_pod_key *key, __u32 *slot)
+{
+	__u64 bits = rn_pod_key_bits(key);
+	__u32 bucket = rn_pod_index_bucket(bits), ovf = 0;
+
+	for (__u32 way = 0; way < RN_POD_INDEX_WAYS; way++) {
+		__u32 idx = bucket * RN_POD_INDEX_WAYS + way;
+		struct rn_pod_index_entry ent;
+
+		if (!bpf_map_lookup_elem(m->pod_idx, &idx, &ent) && ent.used && ent.key == bits) {
+			*slot = ent.slot;
+			return 0;
+		}
+	}
+	if (!bpf_map_lookup_elem(m->pod_ovf, &bucket, &ovf) && ovf &&
+	    !bpf_map_lookup_elem(m->pods, key, slot))
+		return 0;
 	return -ENOENT;
 }

@@ -16,12 +16,15 @@ struct rn_maps {
 	int pod_info;		/* rn_pod_info_v1 */
 	int pod_ctr;		/* rn_pod_ctr_v1 */
 	int pod_meta;		/* rn_pod_meta_v1 */
+	int pod_idx;		/* rn_pod_idx_v1 */
+	int pod_ovf;		/* rn_pod_ovf_v1 */
 	unsigned int max_pods;	/* entries of the pinned pod maps */
 	int ncpus;		/* possible CPUs: per-CPU value count */
 };
 
 /* Map names as pinned; their order matches the fields above. */
-extern const char *const rn_map_names[7];
+#define RN_N_MAPS 9
+extern const char *const rn_map_names[RN_N_MAPS];
 
 /* Opens every pinned map under pin_dir. Fails with a hint to start
  * rdmanetd if they are not there. */
@@ -34,6 +37,9 @@ int rn_maps_unpin(const char *pin_dir, struct rn_error *e);
  * value_size is sizeof the struct, which must be a multiple of 8 bytes
  * of __u64 counters. */
 int rn_maps_percpu_sum(const struct rn_maps *m, int fd, __u32 key, void *out, size_t value_size);
+
+/* The pod slot of (MAC, master): index first, then the overflow hash. */
+int rn_pod_lookup_key(const struct rn_maps *m, const struct rn_pod_key *key, __u32 *slot);
 
 int rn_master_get(const struct rn_maps *m, __u32 slot, struct rn_master *out);
 /* Slot of the in-use master named ifname, or -ENOENT. */

@@ -9,6 +9,7 @@
 
 #include "pin.h"
 #include "registry.h"
+#include <rdmanet/pod_index.h>
 
 int rn_pod_spec_check(const struct rn_pod_spec *s, struct rn_error *e)
 {
@@ -86,6 +87,56 @@ int rn_registry_find(const struct rn_maps *m, const char *container_id, const ch
 	return -ENOENT;
 }
 
+/* Puts a key in its index bucket, or in the overflow hash when the bucket
+ * is full (include/rdmanet/pod_index.h). */
+static int index_insert(const struct rn_maps *m, const struct rn_pod_key *key, __u32 slot)
+{
+	__u64 bits = rn_pod_key_bits(key);
+	__u32 bucket = rn_pod_index_bucket(bits), ovf = 0;
+
+	for (__u32 way = 0; way < RN_POD_INDEX_WAYS; way++) {
+		__u32 idx = bucket * RN_POD_INDEX_WAYS + way;
+		struct rn_pod_index_entry ent;
+
+		if (bpf_map_lookup_elem(m->pod_idx, &idx, &ent))
+			return -errno;
+		if (ent.used)
+			continue;
+		ent = (struct rn_pod_index_entry){ .key = bits, .slot = slot, .used = 1 };
+		return bpf_map_update_elem(m->pod_idx, &idx, &ent, BPF_ANY) ? -errno : 0;
+	}
+	if (bpf_map_update_elem(m->pods, key, &slot, BPF_ANY))
+		return -errno;
+	bpf_map_lookup_elem(m->pod_ovf, &bucket, &ovf);
+	ovf++;
+	return bpf_map_update_elem(m->pod_ovf, &bucket, &ovf, BPF_ANY) ? -errno : 0;
+}
+
+static void index_remove(const struct rn_maps *m, const struct rn_pod_key *key, __u32 slot)
+{
+	__u64 bits = rn_pod_key_bits(key);
+	__u32 bucket = rn_pod_index_bucket(bits), ovf = 0, owner;
+
+	for (__u32 way = 0; way < RN_POD_INDEX_WAYS; way++) {
+		__u32 idx = bucket * RN_POD_INDEX_WAYS + way;
+		struct rn_pod_index_entry ent;
+
+		if (bpf_map_lookup_elem(m->pod_idx, &idx, &ent) || !ent.used || ent.key != bits ||
+		    ent.slot != slot)
+			continue;
+		memset(&ent, 0, sizeof(ent));
+		bpf_map_update_elem(m->pod_idx, &idx, &ent, BPF_ANY);
+		return;
+	}
+	if (bpf_map_lookup_elem(m->pods, key, &owner) || owner != slot)
+		return;
+	bpf_map_delete_elem(m->pods, key);
+	if (!bpf_map_lookup_elem(m->pod_ovf, &bucket, &ovf) && ovf) {
+		ovf--;
+		bpf_map_update_elem(m->pod_ovf, &bucket, &ovf, BPF_ANY);
+	}
+}
+
 /* Unpublishes a slot: keys first (the data path stops finding it), the
  * owner record last (the slot becomes free). */
 void rn_registry_remove_slot(const struct rn_maps *m, __u32 slot)
@@ -99,9 +150,8 @@ void rn_registry_remove_slot(const struct rn_maps *m, __u32 slot)
 		__u32 owner;
 
 		memcpy(key.mac, pod.mac, 6);
-		if (!(pod.flags & RN_POD_F_IP_KEYED) &&
-		    !bpf_map_lookup_elem(m->pods, &key, &owner) && owner == slot)
-			bpf_map_delete_elem(m->pods, &key);
+		if (!(pod.flags & RN_POD_F_IP_KEYED))
+			index_remove(m, &key, slot);
 		pod_ips(&pod, ips, &n);
 		for (int i = 0; i < n; i++) {
 			struct rn_pod_ip_key ik;
@@ -138,7 +188,7 @@ static int conflict(const struct rn_maps *m, const struct rn_pod_spec *s, __u16 
 		struct rn_pod_key key = { .master = master };
 
 		memcpy(key.mac, s->mac, 6);
-		found = !bpf_map_lookup_elem(m->pods, &key, &owner) && (int)owner != self;
+		found = !rn_pod_lookup_key(m, &key, &owner) && (int)owner != self;
 	}
 	for (int i = 0; !found && i < s->n_ips && s->ip_keyed; i++) {
 		struct rn_pod_ip_key ik;
@@ -202,6 +252,7 @@ int rn_registry_publish(const struct rn_maps *m, const struct rn_pod_spec *s, __
 {
 	struct rn_pod pod;
 	struct rn_pod_meta meta;
+	int err;
 
 	fill_pod(&pod, s, master);
 	fill_meta(&meta, s);
@@ -216,8 +267,9 @@ int rn_registry_publish(const struct rn_maps *m, const struct rn_pod_spec *s, __
 		struct rn_pod_key key = { .master = master };
 
 		memcpy(key.mac, s->mac, 6);
-		if (bpf_map_update_elem(m->pods, &key, &slot, BPF_ANY))
-			return rn_fail(e, -errno, "publish MAC: %s", strerror(errno));
+		err = index_insert(m, &key, slot);
+		if (err)
+			return rn_fail(e, err, "publish MAC: %s", strerror(-err));
 	} else {
 		for (int i = 0; i < s->n_ips; i++) {
 			struct rn_pod_ip_key ik;

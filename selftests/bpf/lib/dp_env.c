@@ -12,7 +12,8 @@
 int dp_env_open(struct dp_env *env)
 {
 	int *fds[] = { &env->m.masters, &env->m.mst_ctr, &env->m.pods, &env->m.pod_ips,
-		       &env->m.pod_info, &env->m.pod_ctr, &env->m.pod_meta };
+		       &env->m.pod_info, &env->m.pod_ctr, &env->m.pod_meta, &env->m.pod_idx,
+		       &env->m.pod_ovf };
 	struct bpf_map *map;
 
 	memset(env, 0, sizeof(*env));
@@ -24,7 +25,7 @@ int dp_env_open(struct dp_env *env)
 	bpf_program__set_autoload(env->maps_obj->progs.rn_tc_egress, false);
 	if (tc_egress__load(env->maps_obj))
 		return -EINVAL;
-	for (int i = 0; i < 7; i++) {
+	for (int i = 0; i < RN_N_MAPS; i++) {
 		map = bpf_object__find_map_by_name(env->maps_obj->obj, rn_map_names[i]);
 		*fds[i] = map ? bpf_map__fd(map) : -1;
 		if (*fds[i] < 0)
