@@ -143,7 +143,7 @@ int main(int argc, char **argv)
 	t0 = now_s();
 	if (rn_ipam_open(&ipam, &cfg, &e)) {
 		fprintf(stderr, "ipam_stress: %s\n", e.msg);
-		return 1;
+		return e.code == -EAGAIN ? 75 : 1;
 	}
 	if (split_pools(ipam, pools, v4, &req.n_ipv4_pools, v6, &req.n_ipv6_pools))
 		return 1;

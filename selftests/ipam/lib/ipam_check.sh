@@ -47,7 +47,8 @@ ipam_verify() {
 # (an allocation committed just before the kill, never reported, is what
 # GC is for).
 ipam_crash() {
-	local what=$1 cfg=$2 pool=$3 dir=$4 procs=$5 count=$6 kill_ms=$7 i pids=() killed=0 valid
+	local what=$1 cfg=$2 pool=$3 dir=$4 procs=$5 count=$6 kill_ms=$7 i pids=() killers=()
+	local killed=0 valid
 	: >"$dir/crash.report"
 	for ((i = 0; i < procs; i++)); do
 		"$RN_BUILD/tools/ipam_stress" -c "$cfg" -p "$pool" -n "$count" -i "crash$i" \
@@ -57,12 +58,13 @@ ipam_crash() {
 	for i in "${pids[@]}"; do
 		local ms=$((30 + RANDOM % (kill_ms - 30)))
 		( sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"; kill -KILL "$i" 2>/dev/null ) &
+		killers+=($!)
 	done
 	for i in "${pids[@]}"; do
 		wait "$i"
 		[ $? = 137 ] && killed=$((killed + 1))
 	done
-	wait
+	wait "${killers[@]}"
 	tap_diag "$what: $killed of $procs allocators killed mid-run, $(wc -l <"$dir/crash.report") allocations reported"
 	check "$what: the allocators were killed while allocating" test "$killed" -gt 0
 	ipam_verify "$what: after SIGKILL" "$cfg" "$pool" "$dir/crash.report"

@@ -1,0 +1,171 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# The etcd store against a real 3-member cluster on loopback: allocator
+# semantics, 8 processes allocating 2,000 addresses, allocators killed with
+# SIGKILL, the leader killed mid-run, every member down ("try again later"
+# within the configured bound), members back (recovery), and TLS with
+# client certificates.
+set -u
+. "$RN_SRC/selftests/lib/tap.sh"
+. "$RN_SRC/selftests/ipam/lib/etcd_cluster.sh"
+. "$RN_SRC/selftests/ipam/lib/ipam_check.sh"
+
+command -v etcd >/dev/null || tap_skip_all "etcd-server is not installed (make deps)"
+STRESS=$RN_BUILD/tools/ipam_stress
+DIR=$(mktemp -d "/tmp/rn-ipam-etcd-$$-XXXXXX")
+cleanup() {
+	etcd_cluster_stop
+	jobs -p | xargs -r kill -KILL 2>/dev/null
+	rm -rf "$DIR"
+}
+trap cleanup EXIT
+
+if ! etcd_cluster_start "$DIR/etcd" 3; then
+	tap_fail "a 3-member etcd cluster starts on loopback"
+	tap_done
+fi
+tap_ok "a 3-member etcd cluster starts on loopback ($ETCD_URLS)"
+
+# config PREFIX TIMEOUT POOLS...
+config() {
+	cat <<EOF
+{ "node": "n1",
+  "ipam": { "store": "etcd", "endpoints": [ $ETCD_ENDPOINTS_JSON ], "prefix": "$1",
+            "timeout_s": $2 },
+  "pools": [ { "name": "conc", "subnet": "10.50.0.0/20" },
+             { "name": "crash", "subnet": "10.51.0.0/20" },
+             { "name": "fault", "subnet": "10.52.0.0/20" } ] }
+EOF
+}
+config /rn 10 >"$DIR/config.json"
+config /rn 2 >"$DIR/short.json"
+config /rn-crash 10 >"$DIR/crash.json"
+
+# --- the allocator semantics, same cases as on SQLite -----------------------
+if RN_IPAM_TEST_ETCD=$ETCD_URLS CMOCKA_MESSAGE_OUTPUT=TAP \
+	"$RN_BUILD/selftests/unit/test_ipam_alloc" >"$DIR/semantics.log" 2>&1; then
+	tap_ok "allocator semantics on etcd ($(grep -c '^ok' "$DIR/semantics.log") cases)"
+else
+	tap_fail "allocator semantics on etcd"
+	grep -A3 '^not ok' "$DIR/semantics.log" | sed 's/^/# /'
+fi
+
+# --- 8 concurrent processes, 2,000 allocations ------------------------------
+start=$(($(date +%s%3N) + 500))
+pids=()
+for i in $(seq 0 7); do
+	"$STRESS" -c "$DIR/config.json" -p conc -n 250 -i "p$i" -s "$start" -r "$DIR/conc.report" \
+		>"$DIR/p$i.json" 2>"$DIR/p$i.err" &
+	pids+=($!)
+done
+fails=0
+for p in "${pids[@]}"; do wait "$p" || fails=$((fails + 1)); done
+check_eq "8 concurrent allocators all finished without error" "$fails" 0
+[ "$fails" = 0 ] || cat "$DIR"/p*.err | head -5 | sed 's/^/# /'
+check_eq "2000 allocations reported" "$(wc -l <"$DIR/conc.report")" 2000
+check_eq "2000 distinct addresses reported" \
+	"$(awk '{print $3}' "$DIR/conc.report" | sort -u | wc -l)" 2000
+ipam_verify "concurrent" "$DIR/config.json" conc "$DIR/conc.report" 2000
+tap_diag "per-process seconds: $(jq -s -r 'map(.alloc_s | tostring | .[0:5]) | join(" ")' "$DIR"/p*.json)"
+
+# --- kill -9 at random moments (own prefix: gc is store-wide) -----------------
+ipam_crash "etcd crash" "$DIR/crash.json" crash "$DIR" 8 200 1500
+
+# --- the leader killed mid-run: allocations continue ---------------------------
+leader=$(etcd_leader)
+check "the leader is known" test -n "$leader"
+pids=()
+: >"$DIR/fault.report"
+for i in 0 1 2 3; do
+	"$STRESS" -c "$DIR/config.json" -p fault -n 150 -i "f$i" -r "$DIR/fault.report" \
+		>"$DIR/f$i.json" 2>"$DIR/f$i.err" &
+	pids+=($!)
+done
+sleep 0.4
+before=$(wc -l <"$DIR/fault.report")
+etcd_member_kill "${leader:-1}" KILL
+t_kill=$(date +%s%3N)
+fails=0
+for p in "${pids[@]}"; do wait "$p" || fails=$((fails + 1)); done
+tap_diag "leader m${leader:-?} killed after $before allocations; $(jq -s -r \
+	'map(.max_eagain_ms) | max' "$DIR"/f*.json) ms longest retry"
+check_eq "leader killed: every allocator finished without error" "$fails" 0
+[ "$fails" = 0 ] || cat "$DIR"/f*.err | head -5 | sed 's/^/# /'
+check_eq "leader killed: all 600 allocations done" "$(wc -l <"$DIR/fault.report")" 600
+check "leader killed: allocations continued after the kill" test "$before" -lt 600
+ipam_verify "leader killed" "$DIR/config.json" fault "$DIR/fault.report" 600
+etcd_member_start "${leader:-1}"
+check "the killed member rejoins" etcd_wait_healthy 20
+
+# --- every member down: bounded "try again later" ------------------------------
+etcd_cluster_stop
+t0=$(date +%s%3N)
+"$CTL" -c "$DIR/short.json" ip allocate --container-id down1 --ifname net1 --pool conc \
+	>/dev/null 2>"$DIR/down.err"
+rc=$?
+ms=$(($(date +%s%3N) - t0))
+check_eq "all down: rdmanetctl ip allocate exits 75 (try again later)" "$rc" 75
+check "all down: the message says try again later" grep -q "try again later" "$DIR/down.err"
+tap_diag "$(cat "$DIR/down.err")"
+check_range "all down: answered within the 2 s bound (+0.7 s), ms" "$ms" 1500 2700
+t0=$(date +%s%3N)
+"$CTL" -c "$DIR/short.json" pool list >/dev/null 2>&1
+rc=$?
+ms=$(($(date +%s%3N) - t0))
+check_eq "all down: rdmanetctl pool list exits 75" "$rc" 75
+check_range "all down: pool list answered within the bound, ms" "$ms" 1500 2700
+"$STRESS" -c "$DIR/short.json" -p conc -n 1 -i down2 >/dev/null 2>"$DIR/down2.err"
+check_eq "all down: the library returns -EAGAIN (ipam_stress exits 75)" "$?" 75
+
+# quorum lost (one member of three up): the same bounded answer, no hang
+etcd_member_start 1
+sleep 1
+t0=$(date +%s%3N)
+"$CTL" -c "$DIR/short.json" ip allocate --container-id down3 --ifname net1 --pool conc \
+	>/dev/null 2>"$DIR/down3.err"
+rc=$?
+ms=$(($(date +%s%3N) - t0))
+check_eq "no quorum: exits 75 (try again later)" "$rc" 75
+check_range "no quorum: answered within the 2 s bound (+0.7 s), ms" "$ms" 1500 2700
+
+# --- members back: it recovers ---------------------------------------------
+etcd_member_start 2
+etcd_member_start 3
+check "all members back and healthy" etcd_wait_healthy 30
+check "recovered: allocation succeeds" \
+	"$CTL" -c "$DIR/config.json" ip allocate --container-id back1 --ifname net1 --pool conc
+check_eq "recovered: nothing was allocated while down" \
+	"$("$CTL" -c "$DIR/config.json" ip show --container-id down1 --ifname net1 -j |
+		jq '.allocations | length')" 0
+ipam_verify "recovered" "$DIR/config.json" conc "$DIR/conc.report" 2001
+
+# --- TLS with client certificates ---------------------------------------------
+etcd_cluster_stop
+if ! command -v openssl >/dev/null || ! etcd_make_tls "$DIR/tls"; then
+	tap_skip "TLS" "openssl could not make test certificates"
+elif ! etcd_cluster_start "$DIR/etcd-tls" 1 "$DIR/tls"; then
+	tap_fail "a TLS etcd member starts"
+else
+	cat >"$DIR/tls.json" <<EOF
+{ "ipam": { "store": "etcd", "endpoints": [ $ETCD_ENDPOINTS_JSON ], "timeout_s": 2,
+            "tls": { "ca_file": "$DIR/tls/ca.pem", "cert_file": "$DIR/tls/client.pem",
+                     "key_file": "$DIR/tls/client-key.pem" } },
+  "pools": [ { "name": "tls", "subnet": "10.53.0.0/24" } ] }
+EOF
+	check "TLS: allocation over https with a client certificate" \
+		"$CTL" -c "$DIR/tls.json" ip allocate --container-id t1 --ifname net1 --pool tls
+	jq 'del(.ipam.tls.cert_file, .ipam.tls.key_file)' "$DIR/tls.json" >"$DIR/tls-nocert.json"
+	"$CTL" -c "$DIR/tls-nocert.json" pool list >/dev/null 2>"$DIR/tls.err"
+	rc=$?
+	check "TLS: without a client certificate the cluster refuses" test "$rc" != 0
+	jq '.ipam.tls.ca_file = "/nonexistent/ca.pem"' "$DIR/tls.json" >"$DIR/tls-noca.json"
+	t0=$(date +%s%3N)
+	"$CTL" -c "$DIR/tls-noca.json" pool list >/dev/null 2>"$DIR/tls2.err"
+	rc=$?
+	ms=$(($(date +%s%3N) - t0))
+	check_eq "TLS: a missing CA file is a configuration error (exit 1, not 75)" "$rc" 1
+	check "TLS: ... named as such" grep -q "ipam.tls" "$DIR/tls2.err"
+	check_range "TLS: ... reported at once, ms" "$ms" 0 1000
+fi
+
+tap_done
