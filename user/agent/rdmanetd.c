@@ -3,6 +3,7 @@
  * keeps it in line with the config, exports metrics. SIGTERM leaves every
  * program attached and every map pinned; --uninstall takes them away. */
 #include <errno.h>
+#include <malloc.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -142,6 +143,9 @@ static int run(const struct rn_config *c, int once)
 		rn_info("%d master(s) attached, pins under %s", n, c->bpf.pin_dir);
 	rn_rdma_agent_tick(c);
 	export_once(c);
+	/* loading BPF objects parses the kernel's BTF (megabytes); give the
+	 * freed heap back so the agent idles small */
+	malloc_trim(0);
 
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
@@ -158,6 +162,7 @@ static int run(const struct rn_config *c, int once)
 		rn_rdma_agent_tick(c);
 		if (c->textfile.interval_s > 0)
 			export_once(c);
+		malloc_trim(0);
 	}
 	if (!once)
 		rn_info("stopping; programs stay attached and maps pinned");

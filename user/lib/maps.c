@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,4 +151,29 @@ int rn_pod_lookup_key(const struct rn_maps *m, const struct rn_pod_key *key, __u
 	    !bpf_map_lookup_elem(m->pods, key, slot))
 		return 0;
 	return -ENOENT;
+}
+
+int rn_maps_dump(int fd, void *keys, size_t key_size, void *values, size_t value_size,
+		 __u32 max)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	__u64 token = 0;
+	__u32 got = 0;
+	bool first = true;
+
+	while (got < max) {
+		__u32 count = max - got;
+		int err = bpf_map_lookup_batch(fd, first ? NULL : &token, &token,
+					       (char *)keys + got * key_size,
+					       (char *)values + got * value_size, &count, &opts);
+
+		got += count;
+		first = false;
+		if (err) {
+			if (errno == ENOENT)
+				break;	/* the end of the map, count is valid */
+			return -errno;
+		}
+	}
+	return (int)got;
 }

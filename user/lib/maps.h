@@ -41,6 +41,13 @@ int rn_maps_percpu_sum(const struct rn_maps *m, int fd, __u32 key, void *out, si
 /* The pod slot of (MAC, master): index first, then the overflow hash. */
 int rn_pod_lookup_key(const struct rn_maps *m, const struct rn_pod_key *key, __u32 *slot);
 
+/* Reads up to max entries with BPF_MAP_LOOKUP_BATCH (a few syscalls for
+ * the whole map instead of two per entry). value_size is per entry (for a
+ * per-CPU map: the per-CPU size times ncpus). Returns the count read or a
+ * negative errno. */
+int rn_maps_dump(int fd, void *keys, size_t key_size, void *values, size_t value_size,
+		 __u32 max);
+
 int rn_master_get(const struct rn_maps *m, __u32 slot, struct rn_master *out);
 /* Slot of the in-use master named ifname, or -ENOENT. */
 int rn_master_find(const struct rn_maps *m, const char *ifname);

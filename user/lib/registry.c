@@ -387,37 +387,40 @@ int rn_registry_list(const struct rn_maps *m, struct rn_pod_entry **out, int *n,
 		     struct rn_error *e)
 {
 	struct rn_master masters[RN_MAX_MASTERS];
-	struct rn_pod_entry *v = NULL;
-	int cap = 0, cnt = 0;
-	__u32 key, next;
-	void *prev = NULL;
+	__u32 mkeys[RN_MAX_MASTERS], max = m->max_pods;
+	struct rn_pod_meta *metas = calloc(max, sizeof(*metas));
+	struct rn_pod *pods = calloc(max, sizeof(*pods));
+	__u32 *slots = calloc(max, sizeof(*slots)), *ikeys = calloc(max, sizeof(*ikeys));
+	struct rn_pod_entry *v = calloc((size_t)max + 1, sizeof(*v));
+	int nmeta, npods, nm, cnt = 0, err = 0;
 
-	for (__u32 i = 0; i < RN_MAX_MASTERS; i++)
-		if (rn_master_get(m, i, &masters[i]))
-			memset(&masters[i], 0, sizeof(masters[i]));
-	while (!bpf_map_get_next_key(m->pod_meta, prev, &next)) {
-		struct rn_pod_entry *ent;
+	*out = NULL;
+	*n = 0;
+	if (!metas || !pods || !slots || !ikeys || !v) {
+		err = rn_fail(e, -ENOMEM, "out of memory");
+		goto out;
+	}
+	memset(masters, 0, sizeof(masters));
+	nm = rn_maps_dump(m->masters, mkeys, sizeof(__u32), masters, sizeof(masters[0]),
+			  RN_MAX_MASTERS);
+	nmeta = rn_maps_dump(m->pod_meta, slots, sizeof(__u32), metas, sizeof(*metas), max);
+	npods = rn_maps_dump(m->pod_info, ikeys, sizeof(__u32), pods, sizeof(*pods), max);
+	if (nm < 0 || nmeta < 0 || npods < 0) {
+		err = rn_fail(e, nm < 0 ? nm : nmeta < 0 ? nmeta : npods,
+			      "read the pod registry: %s",
+			      strerror(-(nm < 0 ? nm : nmeta < 0 ? nmeta : npods)));
+		goto out;
+	}
+	for (int i = 0; i < nmeta; i++) {
+		struct rn_pod_entry *ent = &v[cnt];
 
-		key = next;
-		prev = &key;
-		if (cnt == cap) {
-			struct rn_pod_entry *nv;
-
-			cap = cap ? cap * 2 : 64;
-			nv = realloc(v, (size_t)cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				return rn_fail(e, -ENOMEM, "out of memory");
-			}
-			v = nv;
-		}
-		ent = &v[cnt];
-		memset(ent, 0, sizeof(*ent));
-		ent->slot = key;
-		if (bpf_map_lookup_elem(m->pod_meta, &key, &ent->meta) ||
-		    bpf_map_lookup_elem(m->pod_info, &key, &ent->pod))
-			continue;	/* deleted while we walked */
-		if (ent->pod.master < RN_MAX_MASTERS)
+		/* array keys are their index, so the info of slot s is pods[s] */
+		if (slots[i] >= (__u32)npods)
+			continue;
+		ent->slot = slots[i];
+		ent->meta = metas[i];
+		ent->pod = pods[slots[i]];
+		if (ent->pod.master < nm)
 			memcpy(ent->master, masters[ent->pod.master].ifname, RN_IFNAMSIZ);
 		ent->master[RN_IFNAMSIZ - 1] = '\0';
 		ent->meta.ns[RN_NS_LEN - 1] = '\0';
@@ -430,5 +433,12 @@ int rn_registry_list(const struct rn_maps *m, struct rn_pod_entry **out, int *n,
 		qsort(v, (size_t)cnt, sizeof(*v), entry_cmp);
 	*out = v;
 	*n = cnt;
-	return 0;
+	v = NULL;
+out:
+	free(metas);
+	free(pods);
+	free(slots);
+	free(ikeys);
+	free(v);
+	return err;
 }

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <bpf/bpf.h>
 #include <sys/socket.h>
 
 #include "config.h"
@@ -27,6 +28,63 @@ void rn_stats_free(struct rn_stats *s)
 {
 	free(s->pods);
 	memset(s, 0, sizeof(*s));
+}
+
+/* Every slot's per-CPU counters in chunks of BPF_MAP_LOOKUP_BATCH (a
+ * chunk bounds the buffer on machines with many CPUs), summed per pod. */
+static int read_pod_counters(const struct rn_maps *m, struct rn_stats *s,
+			     const struct rn_pod_entry *ents, int n, struct rn_error *e)
+{
+	const size_t words = sizeof(struct rn_pod_counters) / sizeof(__u64);
+	const size_t per_slot = sizeof(struct rn_pod_counters) * (size_t)m->ncpus;
+	__u32 chunk = 64, keys[64];
+	__u64 *buf = malloc(per_slot * chunk);
+	struct rn_pod_counters *sum = calloc(m->max_pods, sizeof(*sum));
+
+	if (!buf || !sum) {
+		free(buf);
+		free(sum);
+		return rn_fail(e, -ENOMEM, "out of memory");
+	}
+	for (__u32 base = 0; base < m->max_pods; base += chunk) {
+		LIBBPF_OPTS(bpf_map_batch_opts, opts);
+		__u32 in = base, out, count = m->max_pods - base < chunk ? m->max_pods - base : chunk;
+
+		/* an array's batch token is the next key */
+		if (bpf_map_lookup_batch(m->pod_ctr, base ? &in : NULL, &out, keys, buf, &count,
+					 &opts) && errno != ENOENT) {
+			int err = -errno;
+
+			free(buf);
+			free(sum);
+			return rn_fail(e, err, "read pod counters: %s", strerror(-err));
+		}
+		for (__u32 k = 0; k < count; k++) {
+			__u64 *dst = (__u64 *)&sum[keys[k]];
+
+			for (int cpu = 0; cpu < m->ncpus; cpu++)
+				for (size_t w = 0; w < words; w++)
+					dst[w] += buf[(k * (size_t)m->ncpus + (size_t)cpu) * words + w];
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		struct rn_pod_stats *ps = &s->pods[s->n_pods++];
+
+		ps->ent = ents[i];
+		ps->ctr = sum[ents[i].slot];
+		for (int j = 0; j < s->n_masters; j++) {
+			if (s->masters[j].slot != ps->ent.pod.master)
+				continue;
+			for (int d = 0; d < RN_DIR_MAX; d++)
+				for (int c = 0; c < RN_CLASS_MAX; c++) {
+					s->masters[j].total[d][c].packets += ps->ctr.traffic[d][c].packets;
+					s->masters[j].total[d][c].bytes += ps->ctr.traffic[d][c].bytes;
+				}
+		}
+	}
+	free(buf);
+	free(sum);
+	return 0;
 }
 
 int rn_stats_collect(const struct rn_maps *m, struct rn_stats *s, struct rn_error *e)
@@ -55,22 +113,10 @@ int rn_stats_collect(const struct rn_maps *m, struct rn_stats *s, struct rn_erro
 		free(ents);
 		return rn_fail(e, -ENOMEM, "out of memory");
 	}
-	for (int i = 0; i < n; i++) {
-		struct rn_pod_stats *ps = &s->pods[s->n_pods];
-
-		ps->ent = ents[i];
-		if (rn_maps_percpu_sum(m, m->pod_ctr, ents[i].slot, &ps->ctr, sizeof(ps->ctr)))
-			continue;
-		for (int j = 0; j < s->n_masters; j++) {
-			if (s->masters[j].slot != ps->ent.pod.master)
-				continue;
-			for (int d = 0; d < RN_DIR_MAX; d++)
-				for (int c = 0; c < RN_CLASS_MAX; c++) {
-					s->masters[j].total[d][c].packets += ps->ctr.traffic[d][c].packets;
-					s->masters[j].total[d][c].bytes += ps->ctr.traffic[d][c].bytes;
-				}
-		}
-		s->n_pods++;
+	err = read_pod_counters(m, s, ents, n, e);
+	if (err) {
+		free(ents);
+		return err;
 	}
 	free(ents);
 	return 0;
