@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* ADD: check, record, allocate, create the link in the pod netns, probe,
+ * address, route, register, record again, answer. Any failure undoes all
+ * of it (teardown.h) before the error is reported. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <netlink/socket.h>
+
+#include "addr.h"
+#include "cmd.h"
+#include "datapath.h"
+#include "fault.h"
+#include "link.h"
+#include "log.h"
+#include "master_pick.h"
+#include "netns.h"
+#include "node.h"
+#include "precheck.h"
+#include "record.h"
+#include "result.h"
+#include "route_plan.h"
+#include "routing.h"
+#include "teardown.h"
+
+#define CONFLICT_ATTEMPTS 3
+
+struct add {
+	struct cni_req *r;
+	struct rn_config cfg;
+	struct rn_ipam *ipam;
+	struct cni_netns ns;
+	struct nl_sock *host, *pod;
+	struct rn_netdev master;
+	struct cni_attachment att;
+	struct cni_record rec;
+	char tmpname[RN_IFNAMSIZ];
+	char alias[CNI_ALIAS_MAX];
+	struct cni_prober prober;
+	bool recorded, allocated;
+};
+
+static int open_netns(struct add *a)
+{
+	struct cni_req *r = a->r;
+	struct rn_error e = { 0 };
+	int rc = cni_netns_open(&a->ns, r->env.netns, &e);
+
+	if (rc == -ENOENT)
+		return cni_fail(&r->err, CNI_ERR_NO_CONTAINER, "CNI_NETNS %s does not exist",
+				r->env.netns);
+	if (rc == -EINVAL)
+		return cni_fail(&r->err, CNI_ERR_ENV, "CNI_NETNS: %s", e.msg);
+	if (rc)
+		return cni_fail_rn(&r->err, RN_CNI_ERR_INTERNAL, &e, "CNI_NETNS");
+	a->host = cni_nl_open(NULL, &e);
+	a->pod = a->host ? cni_nl_open(&a->ns, &e) : NULL;
+	if (!a->pod)
+		return cni_fail_rn(&r->err, RN_CNI_ERR_INTERNAL, &e, "netlink");
+	return 0;
+}
+
+static int prepare(struct add *a)
+{
+	struct cni_req *r = a->r;
+	struct cni_link_info li;
+	struct rn_error e = { 0 };
+	int rc;
+
+	if (cni_node_load(&r->conf, &a->cfg, &r->err) || open_netns(a))
+		return -1;
+	rc = cni_link_get(a->pod, r->env.ifname, &li, &e);
+	if (!rc)
+		return cni_fail(&r->err, RN_CNI_ERR_IFNAME_EXISTS, "interface %s already exists in "
+				"%s", r->env.ifname, r->env.netns);
+	if (rc != -ENODEV)
+		return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "look up %s", r->env.ifname);
+	if (cni_ipam_open(&a->cfg, &a->ipam, &r->err) ||
+	    cni_master_pick(&r->conf, &a->cfg, a->ipam, &a->master, &r->err))
+		return -1;
+	snprintf(a->att.ifname, sizeof(a->att.ifname), "%s", r->env.ifname);
+	snprintf(a->att.master, sizeof(a->att.master), "%s", a->master.ifname);
+	a->att.sandbox = r->env.netns;
+	cni_link_tmp_name(r->env.container_id, r->env.ifname, a->tmpname);
+	cni_link_alias(r->env.container_id, a->alias);
+	return 0;
+}
+
+static int write_record(struct add *a, bool complete)
+{
+	struct cni_record *rec = &a->rec;
+	struct rn_error e = { 0 };
+
+	memset(rec, 0, sizeof(*rec));
+	snprintf(rec->network, sizeof(rec->network), "%s", a->r->conf.name);
+	snprintf(rec->container_id, sizeof(rec->container_id), "%s", a->r->env.container_id);
+	snprintf(rec->ifname, sizeof(rec->ifname), "%s", a->r->env.ifname);
+	snprintf(rec->netns, sizeof(rec->netns), "%s", a->r->env.netns);
+	snprintf(rec->master, sizeof(rec->master), "%s", a->master.ifname);
+	rec->complete = complete;
+	rec->n_addrs = a->att.n_addrs;
+	for (unsigned int i = 0; i < a->att.n_addrs; i++)
+		rec->addrs[i] = a->att.addrs[i].address;
+	rec->table = a->att.table;
+	if (cni_record_write(a->r->conf.state_dir, rec, &e))
+		return cni_fail_rn(&a->r->err, RN_CNI_ERR_STATE, &e, "stateDir");
+	a->recorded = true;
+	return 0;
+}
+
+static int allocate(struct add *a)
+{
+	struct cni_req *r = a->r;
+	struct rn_ipam_request req = {
+		.container_id = r->env.container_id,
+		.ifname = r->env.ifname,
+		.pod_namespace = r->env.pod_namespace[0] ? r->env.pod_namespace : NULL,
+		.pod_name = r->env.pod_name[0] ? r->env.pod_name : NULL,
+		.master = a->master.ifname,
+		.ipv4_pools = r->conf.ipv4_pools,
+		.n_ipv4_pools = r->conf.n_ipv4_pools,
+		.ipv6_pools = r->conf.ipv6_pools,
+		.n_ipv6_pools = r->conf.n_ipv6_pools,
+	};
+	struct rn_ipam_result res;
+	struct rn_error e = { 0 };
+
+	a->allocated = true;	/* a failure may still have written: release on rollback */
+	if (rn_ipam_allocate(a->ipam, &req, &res, &e))
+		return cni_fail_rn(&r->err, cni_code_of(e.code, RN_CNI_ERR_INTERNAL), &e,
+				   "IPAM");
+	for (unsigned int i = 0; i < res.n; i++) {
+		if (res.addrs[i].vlan)
+			return cni_fail(&r->err, CNI_ERR_CONFIG, "pool \"%s\" is on VLAN %u: VLAN "
+					"pools are not supported by shared-mode attachments",
+					res.addrs[i].pool, res.addrs[i].vlan);
+		a->att.addrs[i] = res.addrs[i];
+	}
+	a->att.n_addrs = res.n;
+	return 0;
+}
+
+static int release(struct add *a)
+{
+	struct rn_error e = { 0 };
+
+	if (rn_ipam_release(a->ipam, a->r->env.container_id, a->r->env.ifname, &e) < 0)
+		return cni_fail_rn(&a->r->err, cni_code_of(e.code, RN_CNI_ERR_INTERNAL), &e,
+				   "IPAM release");
+	return 0;
+}
+
+static bool has_family(const struct cni_attachment *att, int family)
+{
+	for (unsigned int i = 0; i < att->n_addrs; i++)
+		if (att->addrs[i].address.addr.family == family)
+			return true;
+	return false;
+}
+
+/* The plugin runs its own duplicate detection, and the NDP probes need the
+ * link-local address at once rather than after the kernel's DAD second. */
+static int no_kernel_dad(struct add *a)
+{
+	char path[128];
+	struct rn_error e = { 0 };
+	int fd, rc = 0;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/accept_dad", a->att.ifname);
+	if (cni_netns_enter(&a->ns, &e))
+		return cni_fail_rn(&a->r->err, RN_CNI_ERR_INTERNAL, &e, "sysctl");
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "0", 1) != 1)
+		rc = -errno;
+	if (fd >= 0)
+		close(fd);
+	cni_netns_leave(&a->ns);
+	if (rc)
+		return cni_fail(&a->r->err, RN_CNI_ERR_NETLINK, "%s: %s (is IPv6 disabled in the "
+				"pod?)", path, strerror(-rc));
+	return 0;
+}
+
+static int create_link(struct add *a)
+{
+	struct cni_req *r = a->r;
+	struct cni_link_spec spec = {
+		.mode = r->conf.mode,
+		.submode = r->conf.mode == CNI_MODE_IPVLAN ? r->conf.ipvlan_mode :
+							     r->conf.macvlan_mode,
+		.master_ifindex = a->master.ifindex,
+		.mtu = r->conf.mtu,
+	};
+	struct cni_link_info li;
+	struct rn_error e = { 0 };
+	bool stale;
+	int rc;
+
+	/* a kill -9 between creation and rename left one: it is ours to reuse */
+	if (cni_link_delete_ours(a->pod, a->tmpname, "", &stale, &e))
+		return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "leftover");
+	if (cni_link_create(a->host, &spec, a->tmpname, a->ns.pod_fd, &e))
+		return cni_fail_rn(&r->err, e.code == -ENODEV ? RN_CNI_ERR_MASTER :
+				   RN_CNI_ERR_NETLINK, &e, "master %s", a->master.ifname);
+	cni_fault_point("created");
+	if (cni_link_get(a->pod, a->tmpname, &li, &e))
+		return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "new link");
+	rc = cni_link_rename(a->pod, li.ifindex, r->env.ifname, a->alias, &e);
+	if (rc)
+		return cni_fail_rn(&r->err, rc == -EEXIST ? RN_CNI_ERR_IFNAME_EXISTS :
+				   RN_CNI_ERR_NETLINK, &e, "in %s", r->env.netns);
+	a->att.ifindex = li.ifindex;
+	a->att.mtu = li.mtu;
+	memcpy(a->att.mac, li.mac, 6);
+	if (has_family(&a->att, AF_INET6) && no_kernel_dad(a))
+		return -1;
+	if (cni_link_set_up(a->pod, li.ifindex, &e))
+		return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "link up");
+	return 0;
+}
+
+/* A taken address is given back and another one asked for: the allocator
+ * hands out addresses round-robin, so the next one is a different address
+ * and the taken one is not reused until the pool wraps around. */
+static int avoid_conflicts(struct add *a)
+{
+	struct cni_req *r = a->r;
+	char addr[RN_ADDR_STRLEN], mac[RN_MAC_STRLEN];
+	struct rn_addr taken[CONFLICT_ATTEMPTS];
+	uint8_t who[6];
+	int which;
+
+	for (int attempt = 0; attempt < CONFLICT_ATTEMPTS; attempt++) {
+		int rc = cni_find_conflict(&a->prober, &a->att, &r->conf.conflict_check, &which,
+					   who, &r->err);
+
+		if (rc <= 0)
+			return rc;
+		taken[attempt] = a->att.addrs[which].address.addr;
+		rn_addr_format(&taken[attempt], addr);
+		rn_mac_format(who, mac);
+		rn_warn("%s/%s: %s (pool \"%s\") is in use on the wire by %s; not using it",
+			r->env.container_id, r->env.ifname, addr, a->att.addrs[which].pool, mac);
+		if (release(a) || allocate(a))
+			return -1;
+		for (int k = 0; k <= attempt; k++)
+			if (rn_addr_equal(&a->att.addrs[which].address.addr, &taken[k]))
+				return cni_fail(&r->err, RN_CNI_ERR_IP_CONFLICT,
+						"%s of pool \"%s\" is in use on the wire (by %s) "
+						"and the pool has no other free address", addr,
+						a->att.addrs[which].pool, mac);
+	}
+	return cni_fail(&r->err, RN_CNI_ERR_IP_CONFLICT, "%d addresses in a row from pool \"%s\" "
+			"are in use on the wire (last: %s by %s)", CONFLICT_ATTEMPTS,
+			a->att.addrs[which].pool, addr, mac);
+}
+
+static int open_prober(struct add *a)
+{
+	struct rn_error e = { 0 };
+	int rc;
+
+	if (cni_netns_enter(&a->ns, &e))
+		return cni_fail_rn(&a->r->err, RN_CNI_ERR_INTERNAL, &e, "probes");
+	rc = cni_prober_open(&a->prober, a->att.ifindex, a->att.ifname, a->att.mac,
+			     has_family(&a->att, AF_INET), has_family(&a->att, AF_INET6), &e);
+	cni_netns_leave(&a->ns);
+	if (rc)
+		return cni_fail_rn(&a->r->err, RN_CNI_ERR_INTERNAL, &e, "probes");
+	return 0;
+}
+
+static int probe(struct add *a)
+{
+	struct cni_req *r = a->r;
+
+	if (!cni_link_speaks_arp(&r->conf)) {
+		rn_debug("ipvlan %s mode does no ARP/NDP: no conflict or gateway check",
+			 cni_submode_name(&r->conf));
+		return 0;
+	}
+	if (open_prober(a))
+		return -1;
+	if (r->conf.conflict_check.enabled && avoid_conflicts(a))
+		return -1;
+	if (r->conf.gateway_check.enabled &&
+	    cni_check_gateways(&a->prober, &a->att, &r->conf.gateway_check, &r->err))
+		return -1;
+	return 0;
+}
+
+static int configure(struct add *a)
+{
+	struct cni_req *r = a->r;
+	struct rn_error e = { 0 };
+
+	for (unsigned int i = 0; i < a->att.n_addrs; i++)
+		if (cni_addr_add(a->pod, a->att.ifindex, &a->att.addrs[i].address, &e))
+			return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "%s", a->att.ifname);
+	if (a->prober.arp_fd >= 0 || a->prober.nd_fd >= 0)
+		cni_announce(&a->prober, &a->att);
+	cni_fault_point("addressed");
+	if (r->conf.policy.enabled &&
+	    cni_table_pick(a->pod, r->conf.policy.table_base, &a->att.table, &e))
+		return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "policy routing");
+	if (cni_plan_routes(&r->conf, &a->att, &r->err))
+		return -1;
+	for (unsigned int i = 0; i < a->att.n_routes; i++)
+		if (cni_route_add(a->pod, a->att.ifindex, &a->att.routes[i], &e))
+			return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "%s", a->att.ifname);
+	for (unsigned int i = 0; a->att.table && i < a->att.n_addrs; i++)
+		if (cni_rule_add(a->pod, &a->att.addrs[i].address.addr, a->att.table,
+				 r->conf.policy.rule_priority, &e))
+			return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "%s", a->att.ifname);
+	return 0;
+}
+
+static int do_register(struct add *a)
+{
+	struct cni_req *r = a->r;
+	struct rn_pod_spec s = {
+		.dscp = r->conf.dscp,
+		.ip_keyed = r->conf.mode == CNI_MODE_IPVLAN,
+	};
+	struct rn_error e = { 0 };
+	int rc;
+
+	snprintf(s.ns, sizeof(s.ns), "%s", r->env.pod_namespace);
+	snprintf(s.name, sizeof(s.name), "%s", r->env.pod_name);
+	snprintf(s.container_id, sizeof(s.container_id), "%s", r->env.container_id);
+	snprintf(s.ifname, sizeof(s.ifname), "%s", r->env.ifname);
+	snprintf(s.master, sizeof(s.master), "%s", a->master.ifname);
+	memcpy(s.mac, a->att.mac, 6);
+	for (unsigned int i = 0; i < a->att.n_addrs; i++)
+		s.ips[s.n_ips++] = a->att.addrs[i].address.addr;
+	rc = cni_dp_register(a->cfg.bpf.pin_dir, &s, &e);
+	if (rc < 0)
+		return cni_fail_rn(&r->err, RN_CNI_ERR_DATAPATH, &e, "data-path registration");
+	if (rc == 1)
+		rn_warn("%s/%s: rdmanetd's maps are not pinned at %s: attached without per-pod "
+			"accounting, marking or policy (degraded)", r->env.container_id,
+			r->env.ifname, a->cfg.bpf.pin_dir);
+	return 0;
+}
+
+static void rollback(struct add *a)
+{
+	struct cni_req *r = a->r;
+	struct cni_teardown t = {
+		.network = r->conf.name, .container_id = r->env.container_id,
+		.ifname = r->env.ifname, .netns = r->env.netns, .pin_dir = a->cfg.bpf.pin_dir,
+		.state_dir = r->conf.state_dir, .ipam = a->ipam,
+	};
+	struct cni_err later = { 0 };
+	struct rn_error e = { 0 };
+
+	for (unsigned int i = 0; i < a->att.n_addrs; i++)
+		cni_teardown_add_addr(&t, &a->att.addrs[i].address.addr);
+	if (a->pod && cni_teardown_pod(a->pod, &t, &e))
+		rn_warn("rollback: %s", e.msg);
+	if (!a->recorded)
+		return;		/* nothing was created before the record */
+	if (cni_teardown_host(&t, &later)) {
+		rn_warn("rollback incomplete (DEL or GC will finish it): %s", later.msg);
+		/* the runtime must call DEL: do not answer "nothing to clean up" */
+		if (r->err.code == CNI_ERR_NO_CONTAINER)
+			r->err.code = later.code;
+	}
+}
+
+static void cleanup(struct add *a)
+{
+	cni_prober_close(&a->prober);
+	if (a->host)
+		nl_socket_free(a->host);
+	if (a->pod)
+		nl_socket_free(a->pod);
+	if (a->ns.pod_fd >= 0 || a->ns.host_fd >= 0)
+		cni_netns_close(&a->ns);
+	rn_ipam_close(a->ipam);
+	rn_config_free(&a->cfg);
+}
+
+int cni_cmd_add(struct cni_req *r, json_t **result)
+{
+	struct add a = { .r = r, .ns = { .host_fd = -1, .pod_fd = -1 },
+			 .prober = { .arp_fd = -1, .nd_fd = -1 } };
+	int rc = -1;
+
+	*result = NULL;
+	rn_config_defaults(&a.cfg);
+	cni_fault_point("start");
+	if (prepare(&a))
+		goto out;
+	cni_fault_point("prepared");
+	if (write_record(&a, false))
+		goto fail;
+	cni_fault_point("recorded");
+	if (allocate(&a))
+		goto fail;
+	cni_fault_point("allocated");
+	if (create_link(&a))
+		goto fail;
+	cni_fault_point("up");
+	if (probe(&a))
+		goto fail;
+	cni_fault_point("checked");
+	if (configure(&a))
+		goto fail;
+	cni_fault_point("routed");
+	if (do_register(&a))
+		goto fail;
+	cni_fault_point("registered");
+	/* the runtime may have deleted the netns meanwhile: our fd kept it alive,
+	 * but nobody can reach what we built there */
+	if (!cni_netns_still_there(&a.ns)) {
+		cni_fail(&r->err, CNI_ERR_NO_CONTAINER, "CNI_NETNS %s vanished during ADD; "
+			 "everything was rolled back", r->env.netns);
+		goto fail;
+	}
+	if (write_record(&a, true))
+		goto fail;
+	*result = cni_result_build(&r->conf, &a.att, &r->err);
+	if (!*result)
+		goto fail;
+	rc = 0;
+	goto out;
+fail:
+	rollback(&a);
+out:
+	cleanup(&a);
+	return rc;
+}

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* DEL: idempotent, and complete even when the netns, the link or the
+ * prevResult are gone: the allocation is released and the registration
+ * removed whatever is left of the pod. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "log.h"
+#include "node.h"
+#include "prev_result.h"
+#include "record.h"
+#include "teardown.h"
+
+/* Every address the attachment may have had, for the rules to remove. */
+static void collect_addrs(struct cni_req *r, struct rn_ipam *ipam, struct cni_teardown *t)
+{
+	struct rn_ipam_allocation held[2];
+	struct cni_record rec;
+	struct rn_error e = { 0 };
+	struct cni_prev *prev;
+	struct cni_err ignored = { 0 };
+	int n;
+
+	if (!cni_record_read(r->conf.state_dir, r->conf.name, r->env.container_id,
+			     r->env.ifname, &rec, &e))
+		for (unsigned int i = 0; i < rec.n_addrs; i++)
+			cni_teardown_add_addr(t, &rec.addrs[i].addr);
+	prev = r->conf.prev_result ? calloc(1, sizeof(*prev)) : NULL;
+	if (prev && !cni_prev_parse(r->conf.prev_result, prev, &ignored)) {
+		int idx = cni_prev_find_if(prev, r->env.ifname, NULL);
+
+		for (unsigned int i = 0; idx >= 0 && i < prev->n_ips; i++)
+			if (prev->ips[i].iface == idx)
+				cni_teardown_add_addr(t, &prev->ips[i].address.addr);
+	}
+	free(prev);
+	n = rn_ipam_lookup_owner(ipam, r->env.container_id, r->env.ifname, held, 2, &e);
+	for (int i = 0; i < n && i < 2; i++)
+		cni_teardown_add_addr(t, &held[i].addr);
+}
+
+static int teardown(struct cni_req *r, const struct rn_config *cfg, struct rn_ipam *ipam)
+{
+	struct cni_teardown t = {
+		.network = r->conf.name, .container_id = r->env.container_id,
+		.ifname = r->env.ifname, .netns = r->env.netns, .pin_dir = cfg->bpf.pin_dir,
+		.state_dir = r->conf.state_dir, .ipam = ipam,
+	};
+
+	collect_addrs(r, ipam, &t);
+	return cni_teardown_all(&t, &r->err);
+}
+
+int cni_cmd_del(struct cni_req *r)
+{
+	struct rn_ipam *ipam = NULL;
+	struct rn_config cfg;
+	int rc = -1;
+
+	rn_config_defaults(&cfg);
+	/* no store, no release: the runtime retries a DEL that failed with 11 */
+	if (!cni_node_load(&r->conf, &cfg, &r->err) && !cni_ipam_open(&cfg, &ipam, &r->err))
+		rc = teardown(r, &cfg, ipam);
+	rn_ipam_close(ipam);
+	rn_config_free(&cfg);
+	return rc;
+}

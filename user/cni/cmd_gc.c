@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* GC: every attachment this network recorded that the runtime no longer
+ * lists as valid is torn down like a DEL (the netns, if it still exists,
+ * is cleaned too). Only this network's records are considered, so networks
+ * sharing pools or masters never collect each other's attachments. One
+ * failure does not stop the others; the first is reported. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "cni_env.h"
+#include "log.h"
+#include "node.h"
+#include "record.h"
+#include "teardown.h"
+
+struct owner {
+	const char *container_id, *ifname;
+};
+
+static int parse_valid(struct cni_req *r, struct owner **out, size_t *n)
+{
+	json_t *list = r->conf.valid_attachments, *v;
+	size_t i;
+
+	*out = NULL;
+	*n = 0;
+	if (!list)
+		return cni_fail(&r->err, CNI_ERR_CONFIG, "config: GC needs "
+				"\"cni.dev/valid-attachments\" (an empty list means none "
+				"is valid)");
+	*out = calloc(json_array_size(list) + 1, sizeof(**out));
+	if (!*out)
+		return cni_fail(&r->err, RN_CNI_ERR_INTERNAL, "out of memory");
+	json_array_foreach(list, i, v) {
+		const char *cid = json_string_value(json_object_get(v, "containerID"));
+		const char *ifname = json_string_value(json_object_get(v, "ifname"));
+
+		if (!cid || !ifname)
+			return cni_fail(&r->err, CNI_ERR_CONFIG,
+					"config: cni.dev/valid-attachments[%zu]: expected "
+					"{\"containerID\": ..., \"ifname\": ...}", i);
+		(*out)[(*n)++] = (struct owner){ cid, ifname };
+	}
+	return 0;
+}
+
+static bool is_valid(const struct owner *valid, size_t n, const struct cni_record *rec)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(valid[i].container_id, rec->container_id) &&
+		    !strcmp(valid[i].ifname, rec->ifname))
+			return true;
+	return false;
+}
+
+static void collect(struct cni_req *r, const struct rn_config *cfg, struct rn_ipam *ipam,
+		    const struct cni_record *rec, int *collected)
+{
+	struct cni_teardown t = {
+		.network = r->conf.name, .container_id = rec->container_id,
+		.ifname = rec->ifname, .netns = rec->netns, .pin_dir = cfg->bpf.pin_dir,
+		.state_dir = r->conf.state_dir, .ipam = ipam,
+	};
+	struct rn_ipam_allocation held[2];
+	struct cni_err err = { 0 };
+	struct rn_error e = { 0 };
+	int n;
+
+	for (unsigned int i = 0; i < rec->n_addrs; i++)
+		cni_teardown_add_addr(&t, &rec->addrs[i].addr);
+	n = rn_ipam_lookup_owner(ipam, rec->container_id, rec->ifname, held, 2, &e);
+	for (int i = 0; i < n && i < 2; i++)
+		cni_teardown_add_addr(&t, &held[i].addr);
+	if (cni_teardown_all(&t, &err)) {
+		rn_warn("GC: %s/%s: %s", rec->container_id, rec->ifname, err.msg);
+		if (!r->err.code)
+			r->err = err;
+		return;
+	}
+	rn_info("GC: collected %s/%s%s", rec->container_id, rec->ifname,
+		rec->complete ? "" : " (its ADD never finished)");
+	(*collected)++;
+}
+
+int cni_cmd_gc(struct cni_req *r)
+{
+	struct cni_record *recs = NULL;
+	struct owner *valid = NULL;
+	struct rn_error e = { 0 };
+	struct rn_ipam *ipam = NULL;
+	struct rn_config cfg;
+	int n = 0, collected = 0, rc = -1;
+	size_t n_valid;
+
+	rn_config_defaults(&cfg);
+	if (parse_valid(r, &valid, &n_valid) || cni_node_load(&r->conf, &cfg, &r->err) ||
+	    cni_ipam_open(&cfg, &ipam, &r->err))
+		goto out;
+	if (cni_record_list(r->conf.state_dir, r->conf.name, &recs, &n, &e)) {
+		cni_fail_rn(&r->err, RN_CNI_ERR_STATE, &e, "stateDir");
+		goto out;
+	}
+	for (int i = 0; i < n; i++)
+		if (!is_valid(valid, n_valid, &recs[i]))
+			collect(r, &cfg, ipam, &recs[i], &collected);
+	rn_info("GC of network %s: %d attachments recorded, %d collected", r->conf.name, n,
+		collected);
+	rc = r->err.code ? -1 : 0;
+out:
+	free(recs);
+	free(valid);
+	rn_ipam_close(ipam);
+	rn_config_free(&cfg);
+	return rc;
+}

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "datapath.h"
+#include "maps.h"
+#include "pin.h"
+
+bool cni_dp_present(const char *pin_dir)
+{
+	char path[PATH_MAX];
+
+	return rn_pin_dir_exists(pin_dir) &&
+	       !rn_pin_path(path, sizeof(path), pin_dir, rn_map_names[0]) && !access(path, F_OK);
+}
+
+int cni_dp_register(const char *pin_dir, const struct rn_pod_spec *s, struct rn_error *e)
+{
+	if (!cni_dp_present(pin_dir))
+		return 1;
+	return rn_registry_add(pin_dir, s, e);
+}
+
+int cni_dp_unregister(const char *pin_dir, const char *container_id, const char *ifname,
+		      struct rn_error *e)
+{
+	if (!cni_dp_present(pin_dir))
+		return 0;
+	return rn_registry_del(pin_dir, container_id, ifname, NULL, e);
+}
+
+int cni_dp_lookup(const char *pin_dir, const char *container_id, const char *ifname,
+		  struct rn_pod_entry *out, struct rn_error *e)
+{
+	struct rn_pod_entry *all = NULL;
+	struct rn_maps m;
+	int n = 0, rc = -ENOENT;
+
+	if (rn_maps_open(&m, pin_dir, e))
+		return e->code;
+	if (rn_registry_list(&m, &all, &n, e)) {
+		rn_maps_close(&m);
+		return e->code;
+	}
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(all[i].meta.container_id, container_id) &&
+		    !strcmp(all[i].meta.ifname, ifname)) {
+			*out = all[i];
+			rc = 0;
+		}
+	}
+	free(all);
+	rn_maps_close(&m);
+	return rc;
+}

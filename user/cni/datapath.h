@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Registration of the pod interface in rdmanetd's pinned maps (MAC, IPs,
+ * master, DSCP; IP-keyed for ipvlan, whose children share the master's
+ * MAC). Without the agent's maps the attachment still works, unaccounted:
+ * STATUS says so. */
+#ifndef RDMANET_CNI_DATAPATH_H
+#define RDMANET_CNI_DATAPATH_H
+
+#include <stdbool.h>
+
+#include "error.h"
+#include "registry.h"
+
+/* The maps are pinned under pin_dir (rdmanetd has run). */
+bool cni_dp_present(const char *pin_dir);
+/* 0 registered, 1 skipped because the maps are absent, < 0 error. */
+int cni_dp_register(const char *pin_dir, const struct rn_pod_spec *s, struct rn_error *e);
+/* Idempotent; absent maps are not an error. */
+int cni_dp_unregister(const char *pin_dir, const char *container_id, const char *ifname,
+		      struct rn_error *e);
+/* CHECK: the registration of (container id, ifname); -ENOENT if none. */
+int cni_dp_lookup(const char *pin_dir, const char *container_id, const char *ifname,
+		  struct rn_pod_entry *out, struct rn_error *e);
+
+#endif

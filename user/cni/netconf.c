@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <linux/if_link.h>
+
+#include "config.h"
+#include "json_fields.h"
+#include "netconf.h"
+
+const char *const cni_mode_names[2] = { "macvlan", "ipvlan" };
+const char *const cni_macvlan_mode_names[3] = { "bridge", "private", "vepa" };
+const char *const cni_ipvlan_mode_names[3] = { "l2", "l3", "l3s" };
+static const int macvlan_modes[3] = { MACVLAN_MODE_BRIDGE, MACVLAN_MODE_PRIVATE,
+				      MACVLAN_MODE_VEPA };
+static const int ipvlan_modes[3] = { IPVLAN_MODE_L2, IPVLAN_MODE_L3, IPVLAN_MODE_L3S };
+
+const char *cni_submode_name(const struct cni_netconf *c)
+{
+	for (int i = 0; i < 3; i++) {
+		if (c->mode == CNI_MODE_MACVLAN && macvlan_modes[i] == c->macvlan_mode)
+			return cni_macvlan_mode_names[i];
+		if (c->mode == CNI_MODE_IPVLAN && ipvlan_modes[i] == c->ipvlan_mode)
+			return cni_ipvlan_mode_names[i];
+	}
+	return "?";
+}
+
+static int bad(struct cni_err *err, const struct rn_error *e)
+{
+	return cni_fail(err, CNI_ERR_CONFIG, "%s", e->msg);
+}
+
+static int check_name(const char *name, struct cni_err *err)
+{
+	if (!name[0])
+		return cni_fail(err, CNI_ERR_CONFIG, "config: name: required");
+	if (!isalnum((unsigned char)name[0]))
+		return cni_fail(err, CNI_ERR_CONFIG, "config: name: \"%s\" must start with a "
+				"letter or digit", name);
+	for (const char *p = name; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.' && *p != '-')
+			return cni_fail(err, CNI_ERR_CONFIG, "config: name: \"%s\" may hold only "
+					"letters, digits, '_', '.' and '-'", name);
+	return 0;
+}
+
+static int parse_version(struct cni_netconf *c, struct cni_err *err)
+{
+	json_t *v = json_object_get(c->root, "cniVersion");
+	char list[64];
+
+	if (!v)
+		return cni_fail(err, CNI_ERR_CONFIG, "config: cniVersion: required");
+	if (!json_is_string(v))
+		return cni_fail(err, CNI_ERR_CONFIG, "config: cniVersion: expected a string");
+	c->version_str = json_string_value(v);
+	if (!cni_version_parse(c->version_str, &c->version))
+		return 0;
+	snprintf(list, sizeof(list), "%s, %s, %s", cni_version_names[0], cni_version_names[1],
+		 cni_version_names[2]);
+	return cni_fail(err, CNI_ERR_VERSION, "config: cniVersion \"%s\" is not supported "
+			"(supported: %s)", c->version_str, list);
+}
+
+static int parse_pool_list(json_t *ippools, const char *key, const char **out,
+			   unsigned int *n, struct cni_err *err)
+{
+	json_t *list = json_object_get(ippools, key), *v;
+	size_t i;
+
+	if (!list || json_is_null(list))
+		return 0;
+	if (!json_is_array(list))
+		return cni_fail(err, CNI_ERR_CONFIG, "config: ippools.%s: expected an array of "
+				"pool names", key);
+	if (json_array_size(list) > RN_IPAM_MAX_POOLS)
+		return cni_fail(err, CNI_ERR_CONFIG, "config: ippools.%s: more than %d pools",
+				key, RN_IPAM_MAX_POOLS);
+	json_array_foreach(list, i, v) {
+		if (!json_is_string(v) || !json_string_length(v) ||
+		    json_string_length(v) >= RN_POOL_NAME_MAX)
+			return cni_fail(err, CNI_ERR_CONFIG, "config: ippools.%s[%zu]: expected a "
+					"pool name (1..%d characters)", key, i,
+					RN_POOL_NAME_MAX - 1);
+		out[(*n)++] = json_string_value(v);
+	}
+	return 0;
+}
+
+static int parse_ippools(struct cni_netconf *c, struct cni_err *err)
+{
+	static const char *const keys[] = { "ipv4", "ipv6", NULL };
+	struct rn_error e = { 0 };
+	json_t *p;
+
+	if (rn_json_typed(c->root, "ippools", JSON_OBJECT, &p, "config", &e))
+		return bad(err, &e);
+	if (!p)
+		return cni_fail(err, CNI_ERR_CONFIG, "config: ippools: required (e.g. "
+				"{\"ipv4\": [\"rail1-v4\"]})");
+	if (rn_json_only_keys(p, keys, "config: ippools", &e))
+		return bad(err, &e);
+	if (parse_pool_list(p, "ipv4", c->ipv4_pools, &c->n_ipv4_pools, err) ||
+	    parse_pool_list(p, "ipv6", c->ipv6_pools, &c->n_ipv6_pools, err))
+		return -1;
+	if (!c->n_ipv4_pools && !c->n_ipv6_pools)
+		return cni_fail(err, CNI_ERR_CONFIG, "config: ippools: lists no pool");
+	return 0;
+}
+
+static int parse_routes(struct cni_netconf *c, struct cni_err *err)
+{
+	static const char *const keys[] = { "dst", "gw", NULL };
+	struct rn_error e = { 0 };
+	json_t *list, *r;
+	size_t i;
+
+	if (rn_json_typed(c->root, "routes", JSON_ARRAY, &list, "config", &e))
+		return bad(err, &e);
+	if (json_array_size(list) > CNI_MAX_ROUTES)
+		return cni_fail(err, CNI_ERR_CONFIG, "config: routes: more than %d",
+				CNI_MAX_ROUTES);
+	json_array_foreach(list, i, r) {
+		struct cni_route *rt = &c->routes[c->n_routes];
+		char where[48], dst[RN_PREFIX_STRLEN] = "", gw[RN_ADDR_STRLEN] = "";
+
+		snprintf(where, sizeof(where), "config: routes[%zu]", i);
+		if (!json_is_object(r))
+			return cni_fail(err, CNI_ERR_CONFIG, "%s: expected an object", where);
+		if (rn_json_only_keys(r, keys, where, &e) ||
+		    rn_json_string(r, "dst", dst, sizeof(dst), where, &e) ||
+		    rn_json_string(r, "gw", gw, sizeof(gw), where, &e))
+			return bad(err, &e);
+		if (rn_prefix_parse(dst, &rt->dst, true))
+			return cni_fail(err, CNI_ERR_CONFIG, "%s.dst: \"%s\" is not a prefix with "
+					"its host bits zero", where, dst);
+		if (gw[0]) {
+			if (rn_addr_parse(gw, &rt->gw))
+				return cni_fail(err, CNI_ERR_CONFIG, "%s.gw: \"%s\" is not an IP "
+						"address", where, gw);
+			if (rt->gw.family != rt->dst.addr.family)
+				return cni_fail(err, CNI_ERR_CONFIG, "%s: dst and gw are of "
+						"different address families", where);
+			rt->has_gw = true;
+		}
+		c->n_routes++;
+	}
+	return 0;
+}
+
+/* true | false | { "enabled": ..., "timeoutMs": ..., "probes": ... } */
+static int parse_probe(json_t *root, const char *key, struct cni_probe_opts *o,
+		       struct cni_err *err)
+{
+	static const char *const keys[] = { "enabled", "timeoutMs", "probes", NULL };
+	json_t *v = json_object_get(root, key);
+	struct rn_error e = { 0 };
+	char where[48];
+	long long n;
+
+	if (!v || json_is_null(v))
+		return 0;
+	if (json_is_boolean(v)) {
+		o->enabled = json_is_true(v);
+		return 0;
+	}
+	snprintf(where, sizeof(where), "config: %s", key);
+	if (!json_is_object(v))
+		return cni_fail(err, CNI_ERR_CONFIG, "%s: expected a boolean or an object", where);
+	if (rn_json_only_keys(v, keys, where, &e) ||
+	    rn_json_bool(v, "enabled", &o->enabled, where, &e))
+		return bad(err, &e);
+	n = o->timeout_ms;
+	if (rn_json_int(v, "timeoutMs", 1, 60000, &n, where, &e))
+		return bad(err, &e);
+	o->timeout_ms = (unsigned int)n;
+	n = o->probes;
+	if (rn_json_int(v, "probes", 1, 20, &n, where, &e))
+		return bad(err, &e);
+	o->probes = (unsigned int)n;
+	return 0;
+}
+
+static int parse_policy(struct cni_netconf *c, struct cni_err *err)
+{
+	static const char *const keys[] = { "enabled", "tableBase", "rulePriority", NULL };
+	json_t *v = json_object_get(c->root, "policyRouting");
+	struct rn_error e = { 0 };
+	long long n;
+
+	if (!v || json_is_null(v))
+		return 0;
+	if (json_is_boolean(v)) {
+		c->policy.enabled = json_is_true(v);
+		return 0;
+	}
+	if (!json_is_object(v))
+		return cni_fail(err, CNI_ERR_CONFIG, "config: policyRouting: expected a boolean "
+				"or an object");
+	if (rn_json_only_keys(v, keys, "config: policyRouting", &e) ||
+	    rn_json_bool(v, "enabled", &c->policy.enabled, "config: policyRouting", &e))
+		return bad(err, &e);
+	n = c->policy.table_base;
+	if (rn_json_int(v, "tableBase", 1, 0x7fff0000LL, &n, "config: policyRouting", &e))
+		return bad(err, &e);
+	if (n >= 253 && n <= 255)
+		return cni_fail(err, CNI_ERR_CONFIG, "config: policyRouting.tableBase: %lld is "
+				"the default, main or local table", n);
+	c->policy.table_base = (uint32_t)n;
+	n = c->policy.rule_priority;
+	if (rn_json_int(v, "rulePriority", 1, 32765, &n, "config: policyRouting", &e))
+		return bad(err, &e);
+	c->policy.rule_priority = (uint32_t)n;
+	return 0;
+}
+
+static int parse_path(json_t *root, const char *key, char *out, size_t size, bool *given,
+		      struct cni_err *err)
+{
+	struct rn_error e = { 0 };
+	char tmp[PATH_MAX] = "";
+
+	if (rn_json_string(root, key, tmp, sizeof(tmp) < size ? sizeof(tmp) : size, "config", &e))
+		return bad(err, &e);
+	if (!tmp[0])
+		return 0;
+	if (tmp[0] != '/')
+		return cni_fail(err, CNI_ERR_CONFIG, "config: %s: \"%s\" is not an absolute path",
+				key, tmp);
+	snprintf(out, size, "%s", tmp);
+	if (given)
+		*given = true;
+	return 0;
+}
+
+static void defaults(struct cni_netconf *c)
+{
+	c->mode = CNI_MODE_MACVLAN;
+	c->macvlan_mode = MACVLAN_MODE_BRIDGE;
+	c->ipvlan_mode = IPVLAN_MODE_L2;
+	c->policy = (struct cni_policy_opts){ true, CNI_DEFAULT_TABLE_BASE,
+					      CNI_DEFAULT_RULE_PRIORITY };
+	/* a gateway answers ARP/NDP at once; the wait only matters when it is dead */
+	c->gateway_check = (struct cni_probe_opts){ true, 1000, 3 };
+	/* silence is the good answer here, so this wait is paid by every ADD: RoCE
+	 * fabrics answer ARP in microseconds, two probes allow one loss */
+	c->conflict_check = (struct cni_probe_opts){ true, 50, 2 };
+	c->dscp = -1;
+	snprintf(c->config_file, sizeof(c->config_file), "%s", RN_DEFAULT_CONFIG);
+	snprintf(c->state_dir, sizeof(c->state_dir), "%s", CNI_DEFAULT_STATE_DIR);
+}
+
+static int parse_fields(struct cni_netconf *c, struct cni_err *err)
+{
+	struct rn_error e = { 0 };
+	long long n;
+	int v;
+
+	if (parse_version(c, err))
+		return -1;
+	if (rn_json_string(c->root, "name", c->name, sizeof(c->name), "config", &e))
+		return bad(err, &e);
+	if (check_name(c->name, err))
+		return -1;
+	v = c->mode;
+	if (rn_json_enum(c->root, "mode", cni_mode_names, 2, &v, "config", &e))
+		return bad(err, &e);
+	c->mode = v;
+	if (rn_json_string(c->root, "master", c->master, sizeof(c->master), "config", &e))
+		return bad(err, &e);
+	v = 0;
+	if (rn_json_enum(c->root, "macvlanMode", cni_macvlan_mode_names, 3, &v, "config", &e))
+		return bad(err, &e);
+	c->macvlan_mode = macvlan_modes[v];
+	v = 0;
+	if (rn_json_enum(c->root, "ipvlanMode", cni_ipvlan_mode_names, 3, &v, "config", &e))
+		return bad(err, &e);
+	c->ipvlan_mode = ipvlan_modes[v];
+	n = 0;
+	if (rn_json_int(c->root, "mtu", 0, 65535, &n, "config", &e))
+		return bad(err, &e);
+	if (n && n < 68)
+		return cni_fail(err, CNI_ERR_CONFIG, "config: mtu: %lld is below 68", n);
+	c->mtu = (unsigned int)n;
+	n = -1;
+	if (rn_json_int(c->root, "dscp", 0, 63, &n, "config", &e))
+		return bad(err, &e);
+	c->dscp = (int)n;
+	if (parse_ippools(c, err) || parse_routes(c, err) || parse_policy(c, err) ||
+	    parse_probe(c->root, "gatewayCheck", &c->gateway_check, err) ||
+	    parse_probe(c->root, "ipConflictCheck", &c->conflict_check, err) ||
+	    parse_path(c->root, "configFile", c->config_file, sizeof(c->config_file),
+		       &c->config_file_given, err) ||
+	    parse_path(c->root, "stateDir", c->state_dir, sizeof(c->state_dir), NULL, err))
+		return -1;
+	c->prev_result = json_object_get(c->root, "prevResult");
+	if (c->prev_result && json_is_null(c->prev_result))
+		c->prev_result = NULL;
+	if (c->prev_result && !json_is_object(c->prev_result))
+		return cni_fail(err, CNI_ERR_CONFIG, "config: prevResult: expected an object");
+	/* the spec's name since 1.1.0; drafts and early runtimes used the other */
+	c->valid_attachments = json_object_get(c->root, "cni.dev/valid-attachments");
+	if (!c->valid_attachments)
+		c->valid_attachments = json_object_get(c->root, "cni.dev/attachments");
+	if (c->valid_attachments && !json_is_array(c->valid_attachments))
+		return cni_fail(err, CNI_ERR_CONFIG, "config: cni.dev/valid-attachments: expected "
+				"an array");
+	return 0;
+}
+
+int cni_netconf_parse(struct cni_netconf *c, const char *text, size_t len,
+		      struct cni_err *err)
+{
+	json_error_t jerr;
+
+	memset(c, 0, sizeof(*c));
+	defaults(c);
+	c->root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!c->root)
+		return cni_fail(err, CNI_ERR_DECODE, "config: not valid JSON: line %d column %d: "
+				"%s", jerr.line, jerr.column, jerr.text);
+	if (!json_is_object(c->root))
+		return cni_fail(err, CNI_ERR_DECODE, "config: expected a JSON object");
+	return parse_fields(c, err);
+}
+
+void cni_netconf_free(struct cni_netconf *c)
+{
+	json_decref(c->root);
+	c->root = NULL;
+}

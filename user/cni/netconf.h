@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The plugin configuration a runtime hands over on stdin (a NetworkAttach-
+ * mentDefinition's "config", with name/cniVersion/prevResult/runtimeConfig
+ * filled in by the runtime):
+ *
+ *   { "cniVersion": "1.1.0", "name": "rail1", "type": "rdmanet",
+ *     "mode": "macvlan",             macvlan (default) | ipvlan
+ *     "master": "ens6f0np0",         or omitted: the pools' "masters" choose
+ *     "macvlanMode": "bridge",       bridge (default) | private | vepa
+ *     "ipvlanMode": "l2",            l2 (default) | l3 | l3s
+ *     "mtu": 9000,                   0 / omitted: the master's
+ *     "ippools": { "ipv4": ["rail1-v4"], "ipv6": ["rail1-v6"] },
+ *     "routes": [ { "dst": "172.16.0.0/16", "gw": "172.16.11.254" } ],
+ *     "policyRouting": true | { "enabled": true, "tableBase": 100, "rulePriority": 1000 },
+ *     "gatewayCheck": true | { "enabled": true, "timeoutMs": 1000, "probes": 3 },
+ *     "ipConflictCheck": true | { "enabled": true, "timeoutMs": 50, "probes": 2 },
+ *     "dscp": 26,                    RoCE DSCP of this attachment (default: the master's)
+ *     "configFile": "/etc/rdmanet/config.json",  node config: IPAM store, pools, pin dir
+ *     "stateDir": "/var/lib/rdmanet/cni" }       attachment records (for GC)
+ *
+ * Fields the plugin does not know are ignored and left in place (the spec:
+ * runtimes and plugins pass them through). Errors name the field. */
+#ifndef RDMANET_CNI_NETCONF_H
+#define RDMANET_CNI_NETCONF_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <jansson.h>
+#include <rdmanet/master.h>
+
+#include "cni_error.h"
+#include "cni_version.h"
+#include "netaddr.h"
+#include "ipam/ipam.h"
+
+#define CNI_DEFAULT_STATE_DIR "/var/lib/rdmanet/cni"
+#define CNI_MAX_ROUTES 16
+#define CNI_NAME_MAX 128
+#define CNI_DEFAULT_TABLE_BASE 100
+#define CNI_DEFAULT_RULE_PRIORITY 1000
+
+enum cni_mode { CNI_MODE_MACVLAN = 0, CNI_MODE_IPVLAN };
+
+struct cni_route {
+	struct rn_prefix dst;		/* host bits zero */
+	bool has_gw;
+	struct rn_addr gw;
+};
+
+struct cni_probe_opts {
+	bool enabled;
+	unsigned int timeout_ms;	/* how long to wait for an answer in all */
+	unsigned int probes;		/* requests sent, spread over the first part */
+};
+
+struct cni_policy_opts {
+	bool enabled;
+	uint32_t table_base;		/* first table; each interface takes the next free */
+	uint32_t rule_priority;
+};
+
+struct cni_netconf {
+	json_t *root;			/* the whole object from stdin (owned) */
+	enum cni_ver version;
+	const char *version_str;	/* points into root */
+	char name[CNI_NAME_MAX];
+	enum cni_mode mode;
+	char master[RN_IFNAMSIZ];	/* "" : chosen from the pools */
+	int macvlan_mode;		/* MACVLAN_MODE_* */
+	int ipvlan_mode;		/* IPVLAN_MODE_* */
+	unsigned int mtu;		/* 0: inherit */
+	unsigned int n_ipv4_pools, n_ipv6_pools;
+	const char *ipv4_pools[RN_IPAM_MAX_POOLS];	/* point into root */
+	const char *ipv6_pools[RN_IPAM_MAX_POOLS];
+	unsigned int n_routes;
+	struct cni_route routes[CNI_MAX_ROUTES];
+	struct cni_policy_opts policy;
+	struct cni_probe_opts gateway_check;
+	struct cni_probe_opts conflict_check;
+	int dscp;			/* -1: the master's */
+	char config_file[PATH_MAX];
+	bool config_file_given;
+	char state_dir[PATH_MAX];
+	json_t *prev_result;		/* borrowed from root; NULL if absent */
+	json_t *valid_attachments;	/* GC: borrowed from root; NULL if absent */
+};
+
+/* Parses the plugin configuration. Codes: 6 not a JSON object, 1 a
+ * cniVersion we do not speak, 7 a field with a bad value. On error c is
+ * left freeable. */
+int cni_netconf_parse(struct cni_netconf *c, const char *text, size_t len,
+		      struct cni_err *err);
+void cni_netconf_free(struct cni_netconf *c);
+
+extern const char *const cni_mode_names[2];
+extern const char *const cni_macvlan_mode_names[3];
+extern const char *const cni_ipvlan_mode_names[3];
+/* "bridge" for a MACVLAN_MODE_*, "l2" for an IPVLAN_MODE_*. */
+const char *cni_submode_name(const struct cni_netconf *c);
+
+#endif

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <jansson.h>
+
+#include "log.h"
+#include "record.h"
+
+static int mkdir_p(const char *path, struct rn_error *e)
+{
+	char tmp[PATH_MAX];
+
+	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
+		return rn_fail(e, -ENAMETOOLONG, "state dir %s: path too long", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0700) && errno != EEXIST)
+			return rn_fail(e, -errno, "mkdir %s: %s", tmp, strerror(errno));
+		*p = '/';
+	}
+	if (mkdir(tmp, 0700) && errno != EEXIST)
+		return rn_fail(e, -errno, "mkdir %s: %s", tmp, strerror(errno));
+	return 0;
+}
+
+static int net_dir(char *out, size_t size, const char *dir, const char *network)
+{
+	return snprintf(out, size, "%s/%s", dir, network) >= (int)size ? -ENAMETOOLONG : 0;
+}
+
+/* ':' is in neither a container id nor an ifname, so the name is unambiguous */
+static int rec_path(char *out, size_t size, const char *dir, const char *network,
+		    const char *cid, const char *ifname)
+{
+	return snprintf(out, size, "%s/%s/%s:%s", dir, network, cid, ifname) >= (int)size ?
+		-ENAMETOOLONG : 0;
+}
+
+static json_t *to_json(const struct cni_record *r)
+{
+	json_t *o = json_object(), *addrs = json_array();
+	char buf[RN_PREFIX_STRLEN];
+
+	for (unsigned int i = 0; i < r->n_addrs; i++)
+		json_array_append_new(addrs, json_string(rn_prefix_format(&r->addrs[i], buf)));
+	json_object_set_new(o, "network", json_string(r->network));
+	json_object_set_new(o, "containerID", json_string(r->container_id));
+	json_object_set_new(o, "ifname", json_string(r->ifname));
+	json_object_set_new(o, "netns", json_string(r->netns));
+	json_object_set_new(o, "master", json_string(r->master));
+	json_object_set_new(o, "complete", json_boolean(r->complete));
+	json_object_set_new(o, "addresses", addrs);
+	json_object_set_new(o, "table", json_integer(r->table));
+	return o;
+}
+
+static int copy_str(json_t *o, const char *key, char *out, size_t size)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	if (!s || strlen(s) >= size)
+		return -1;
+	strcpy(out, s);
+	return 0;
+}
+
+static int from_json(json_t *o, struct cni_record *r)
+{
+	json_t *addrs = json_object_get(o, "addresses"), *a;
+	size_t i;
+
+	memset(r, 0, sizeof(*r));
+	if (!json_is_object(o) || copy_str(o, "network", r->network, sizeof(r->network)) ||
+	    copy_str(o, "containerID", r->container_id, sizeof(r->container_id)) ||
+	    copy_str(o, "ifname", r->ifname, sizeof(r->ifname)) ||
+	    copy_str(o, "netns", r->netns, sizeof(r->netns)) ||
+	    copy_str(o, "master", r->master, sizeof(r->master)) || !json_is_array(addrs) ||
+	    json_array_size(addrs) > 2 || !json_is_integer(json_object_get(o, "table")))
+		return -1;
+	r->complete = json_is_true(json_object_get(o, "complete"));
+	r->table = (uint32_t)json_integer_value(json_object_get(o, "table"));
+	json_array_foreach(addrs, i, a) {
+		if (!json_is_string(a) ||
+		    rn_prefix_parse(json_string_value(a), &r->addrs[r->n_addrs], false))
+			return -1;
+		r->n_addrs++;
+	}
+	return 0;
+}
+
+int cni_record_write(const char *dir, const struct cni_record *r, struct rn_error *e)
+{
+	char d[PATH_MAX], path[PATH_MAX], tmp[PATH_MAX];
+	json_t *o;
+	FILE *f;
+	int fd, rc;
+
+	if (net_dir(d, sizeof(d), dir, r->network) ||
+	    rec_path(path, sizeof(path), dir, r->network, r->container_id, r->ifname) ||
+	    snprintf(tmp, sizeof(tmp), "%s/.rec.XXXXXX", d) >= (int)sizeof(tmp))
+		return rn_fail(e, -ENAMETOOLONG, "state dir %s: path too long", dir);
+	if (mkdir_p(d, e))
+		return e->code;
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return rn_fail(e, -errno, "create %s: %s", tmp, strerror(errno));
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+		return rn_fail(e, -ENOMEM, "fdopen: out of memory");
+	}
+	o = to_json(r);
+	rc = json_dumpf(o, f, JSON_COMPACT);
+	json_decref(o);
+	if (fclose(f) || rc) {
+		unlink(tmp);
+		return rn_fail(e, -EIO, "write %s: %s", tmp, strerror(errno));
+	}
+	if (rename(tmp, path)) {
+		int err = -errno;
+
+		unlink(tmp);
+		return rn_fail(e, err, "rename to %s: %s", path, strerror(-err));
+	}
+	return 0;
+}
+
+static int read_file(const char *path, struct cni_record *r, struct rn_error *e)
+{
+	json_error_t jerr;
+	json_t *o = json_load_file(path, 0, &jerr);
+	int rc;
+
+	if (!o) {
+		if (access(path, F_OK))
+			return rn_fail(e, -ENOENT, "%s: no record", path);
+		return rn_fail(e, -EINVAL, "%s: %s", path, jerr.text);
+	}
+	rc = from_json(o, r);
+	json_decref(o);
+	return rc ? rn_fail(e, -EINVAL, "%s: not an attachment record", path) : 0;
+}
+
+int cni_record_read(const char *dir, const char *network, const char *container_id,
+		    const char *ifname, struct cni_record *r, struct rn_error *e)
+{
+	char path[PATH_MAX];
+
+	if (rec_path(path, sizeof(path), dir, network, container_id, ifname))
+		return rn_fail(e, -ENAMETOOLONG, "state dir %s: path too long", dir);
+	return read_file(path, r, e);
+}
+
+int cni_record_remove(const char *dir, const char *network, const char *container_id,
+		      const char *ifname, struct rn_error *e)
+{
+	char path[PATH_MAX];
+
+	if (rec_path(path, sizeof(path), dir, network, container_id, ifname))
+		return rn_fail(e, -ENAMETOOLONG, "state dir %s: path too long", dir);
+	if (unlink(path) && errno != ENOENT)
+		return rn_fail(e, -errno, "remove %s: %s", path, strerror(errno));
+	return 0;
+}
+
+int cni_record_list(const char *dir, const char *network, struct cni_record **out, int *n,
+		    struct rn_error *e)
+{
+	struct cni_record *v = NULL;
+	char d[PATH_MAX], path[PATH_MAX];
+	struct dirent *de;
+	int cap = 0;
+	DIR *dh;
+
+	*out = NULL;
+	*n = 0;
+	if (net_dir(d, sizeof(d), dir, network))
+		return rn_fail(e, -ENAMETOOLONG, "state dir %s: path too long", dir);
+	dh = opendir(d);
+	if (!dh)
+		return errno == ENOENT ? 0 : rn_fail(e, -errno, "open %s: %s", d, strerror(errno));
+	while ((de = readdir(dh))) {
+		struct rn_error re = { 0 };
+
+		if (de->d_name[0] == '.' || !strchr(de->d_name, ':'))
+			continue;
+		if (*n == cap) {
+			struct cni_record *nv;
+
+			cap = cap ? cap * 2 : 16;
+			nv = realloc(v, (size_t)cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				closedir(dh);
+				return rn_fail(e, -ENOMEM, "out of memory");
+			}
+			v = nv;
+		}
+		if (snprintf(path, sizeof(path), "%s/%s", d, de->d_name) >= (int)sizeof(path) ||
+		    read_file(path, &v[*n], &re)) {
+			rn_warn("GC: skipping %s: %s", path, re.msg[0] ? re.msg : "path too long");
+			continue;
+		}
+		(*n)++;
+	}
+	closedir(dh);
+	*out = v;
+	return 0;
+}

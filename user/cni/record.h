@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Attachment records: one small JSON file per (network, container id,
+ * ifname) under stateDir/<network>/, the key the spec asks stateful plugins
+ * to use. ADD writes it before it creates anything and DEL removes it after
+ * everything is gone, so a record exists whenever a resource might: GC
+ * walks them to find what belongs to this network (pools may be shared
+ * between networks, so the IPAM store alone cannot tell), and a DEL after a
+ * crash mid-ADD knows the netns and addresses to clean. Written by rename,
+ * so a kill -9 leaves the old or the new record, never half of one. */
+#ifndef RDMANET_CNI_RECORD_H
+#define RDMANET_CNI_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <rdmanet/master.h>
+#include <rdmanet/pod.h>
+
+#include "error.h"
+#include "netaddr.h"
+#include "netconf.h"
+
+struct cni_record {
+	char network[CNI_NAME_MAX];
+	char container_id[RN_CONTAINER_ID_LEN];
+	char ifname[RN_IFNAMSIZ];
+	char netns[4096];
+	char master[RN_IFNAMSIZ];
+	bool complete;			/* false from the start of ADD until it succeeded */
+	unsigned int n_addrs;
+	struct rn_prefix addrs[2];
+	uint32_t table;			/* 0: none */
+};
+
+int cni_record_write(const char *dir, const struct cni_record *r, struct rn_error *e);
+/* -ENOENT if there is none. */
+int cni_record_read(const char *dir, const char *network, const char *container_id,
+		    const char *ifname, struct cni_record *r, struct rn_error *e);
+/* Idempotent. */
+int cni_record_remove(const char *dir, const char *network, const char *container_id,
+		      const char *ifname, struct rn_error *e);
+/* Every record of a network (malloc'd array, free() it). Unreadable files
+ * are skipped with a warning: one bad file must not stop a GC. */
+int cni_record_list(const char *dir, const char *network, struct cni_record **out, int *n,
+		    struct rn_error *e);
+
+#endif

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <string.h>
+#include <netlink/socket.h>
+
+#include "datapath.h"
+#include "link.h"
+#include "log.h"
+#include "netns.h"
+#include "record.h"
+#include "routing.h"
+#include "teardown.h"
+
+void cni_teardown_add_addr(struct cni_teardown *t, const struct rn_addr *a)
+{
+	for (unsigned int i = 0; i < t->n_addrs; i++)
+		if (rn_addr_equal(&t->addrs[i], a))
+			return;
+	if (t->n_addrs < CNI_TEARDOWN_MAX_ADDRS)
+		t->addrs[t->n_addrs++] = *a;
+}
+
+int cni_teardown_pod(struct nl_sock *pod, const struct cni_teardown *t, struct rn_error *e)
+{
+	char alias[CNI_ALIAS_MAX], tmp[RN_IFNAMSIZ];
+	bool deleted;
+	int rc = 0;
+
+	for (unsigned int i = 0; i < t->n_addrs; i++)
+		if (cni_rules_del_from(pod, &t->addrs[i], e) < 0)
+			rc = e->code;
+	cni_link_alias(t->container_id, alias);
+	if (cni_link_delete_ours(pod, t->ifname, alias, &deleted, e))
+		rc = e->code;
+	else if (deleted)
+		rn_debug("deleted %s", t->ifname);
+	cni_link_tmp_name(t->container_id, t->ifname, tmp);
+	if (cni_link_delete_ours(pod, tmp, "", &deleted, e))
+		rc = e->code;
+	else if (deleted)
+		rn_info("deleted %s, left under its temporary name by an interrupted ADD", tmp);
+	return rc;
+}
+
+int cni_teardown_host(const struct cni_teardown *t, struct cni_err *err)
+{
+	struct rn_error e = { 0 };
+	int rc = 0;
+
+	if (cni_dp_unregister(t->pin_dir, t->container_id, t->ifname, &e))
+		rc = cni_fail_rn(err, RN_CNI_ERR_DATAPATH, &e, "unregister %s/%s",
+				 t->container_id, t->ifname);
+	if (t->ipam && rn_ipam_release(t->ipam, t->container_id, t->ifname, &e) < 0)
+		rc = cni_fail_rn(err, cni_code_of(e.code, RN_CNI_ERR_INTERNAL), &e,
+				 "release the addresses of %s/%s", t->container_id, t->ifname);
+	if (!t->ipam)
+		rc = cni_fail(err, RN_CNI_ERR_INTERNAL, "no IPAM store to release %s/%s from",
+			      t->container_id, t->ifname);
+	if (rc)
+		return rc;
+	if (cni_record_remove(t->state_dir, t->network, t->container_id, t->ifname, &e))
+		return cni_fail_rn(err, RN_CNI_ERR_STATE, &e, "state");
+	return 0;
+}
+
+int cni_teardown_all(const struct cni_teardown *t, struct cni_err *err)
+{
+	struct rn_error e = { 0 };
+	struct cni_netns ns;
+	struct nl_sock *pod;
+	int rc = 0;
+
+	if (t->netns && t->netns[0]) {
+		int o = cni_netns_open(&ns, t->netns, &e);
+
+		if (o == -ENOENT || o == -EINVAL) {
+			rn_debug("%s is gone: nothing to clean inside it", t->netns);
+		} else if (o) {
+			rc = cni_fail_rn(err, RN_CNI_ERR_INTERNAL, &e, "netns");
+		} else {
+			pod = cni_nl_open(&ns, &e);
+			if (!pod || cni_teardown_pod(pod, t, &e))
+				rc = cni_fail_rn(err, RN_CNI_ERR_NETLINK, &e, "in %s", t->netns);
+			if (pod)
+				nl_socket_free(pod);
+			cni_netns_close(&ns);
+		}
+	}
+	/* the host side goes on even if the pod side failed: the allocation
+	 * and registration must not outlive a pod that is being torn down */
+	if (cni_teardown_host(t, err))
+		rc = -1;
+	return rc;
+}
