@@ -5,8 +5,7 @@
 #include "parse.h"
 #include "count.h"
 #include "master_state.h"
-#include "pod_lookup.h"
-#include "../maps/pod_ctr.h"
+#include "pod_rx.h"
 #include <xdp/xdp_helpers.h>
 
 /* Run after other XDP programs in the libxdp dispatcher (they may drop or
@@ -24,11 +23,8 @@ int rn_xdp_rx(struct xdp_md *ctx)
 	__u32 mslot = rn_master_slot;
 	struct rn_master *m = bpf_map_lookup_elem(&rn_masters_v1, &mslot);
 	struct rn_master_counters *mc = bpf_map_lookup_elem(&rn_mst_ctr_v1, &mslot);
-	struct rn_pod_counters *pc;
-	struct rn_traffic *t;
 	struct rn_pkt p;
-	__u32 len, segs, *slot, pslot;
-	__u64 *ce;
+	__u32 len, segs;
 	int cls;
 
 	if (!m || !mc)
@@ -52,22 +48,7 @@ int rn_xdp_rx(struct xdp_md *ctx)
 		return XDP_PASS;
 	}
 	segs = rn_xdp_segments(&p, len, m->mtu);
-
-	slot = rn_pod_lookup(&p, data_end, m, (__u16)mslot, 0);
-	if (slot) {
-		pslot = *slot;
-		pc = bpf_map_lookup_elem(&rn_pod_ctr_v1, &pslot);
-		if (!pc)
-			return XDP_PASS;
-		t = &pc->traffic[RN_DIR_RX][cls];
-		ce = &pc->rx_ecn_ce;
-	} else {
-		t = &mc->unknown[RN_DIR_RX][cls];
-		ce = &mc->rx_ecn_ce;
-	}
-	rn_count(t, segs, rn_seg_bytes(&p, len, segs));
-	if (rn_is_roce(cls) && rn_is_ce(&p))
-		*ce += segs;
+	rn_pod_rx(&p, data_end, cls, m, mc, (__u16)mslot, segs, rn_seg_bytes(&p, len, segs));
 	return XDP_PASS;
 }
 

@@ -41,7 +41,7 @@ check_eq "pod tx cnp bytes agree with stats" \
 	"$(rn_pod_stat team-1/trainer-0 .tx.cnp.bytes)"
 check_eq "marked packets" "$(sample 'rdmanet_pod_marked_packets_total{namespace="team-1"' '')" 168
 check "label values escaped" grep -qF 'namespace="odd\"ns",pod="back\\slash"' "$F"
-check_eq "master info" "$(sample 'rdmanet_master_info{master="roce0",xdp="native",tc="tcx",policy="monitor"}' '')" 1
+check_eq "master info" "$(sample "rdmanet_master_info{master=\"roce0\",xdp=\"$(rn_stat '.masters[0].xdp')\",tc=\"tcx\",policy=\"monitor\"}" '')" 1
 check_eq "pods registered" "$(awk '/^rdmanet_pods_registered /{print $2}' "$F")" 2
 
 # the agent's own periodic export

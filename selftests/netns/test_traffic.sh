@@ -12,9 +12,16 @@ GEN=$RN_BUILD/tools/rn_udpgen
 rn_topo_up || tap_skip_all "cannot create network namespaces"
 MAC_A=$(rn_pod_up a 10.77.0.2 fd77::2)
 MAC_B=$(rn_pod_up b 10.77.0.3 fd77::3)
-rn_agent_config "$RN_TMP/config.json" monitor
-check "agent attaches to roce0" rn_agent_start "$RN_TMP/config.json"
-check_eq "xdp attached natively on the veth master" "$(rn_stat ".masters[0].xdp")" native
+# RN_XDP_MODE: native (XDP counts rx; the default here, to exercise XDP on
+# real traffic) or auto (on veth: rx counted by tc ingress)
+XDP_MODE=${RN_XDP_MODE:-native}
+rn_agent_config "$RN_TMP/config.json" monitor "\"xdp_mode\": \"$XDP_MODE\""
+check "agent attaches to roce0 (xdp_mode $XDP_MODE)" rn_agent_start "$RN_TMP/config.json"
+if [ "$XDP_MODE" = native ]; then
+	check_eq "xdp attached natively on the veth master" "$(rn_stat ".masters[0].xdp")" native
+else
+	check_eq "auto on veth: no XDP, rx counted by tc ingress" "$(rn_stat ".masters[0].xdp")" none
+fi
 check_eq "tc attached with tcx" "$(rn_stat '.masters[0].tc')" tcx
 check "register pod a" rn_ctl pod add --namespace t --pod a --container-id ca --ifname eth1 \
 	--master roce0 --mac "$MAC_A" --ip 10.77.0.2 --ip fd77::2

@@ -127,8 +127,9 @@ void fx_run(struct dp_env *env, const struct fx *fx, enum rn_dir dir, int is_xdp
 		CHECK_EQ(&c, "no traffic counted for a malformed frame",
 			 total_packets(&after) - total_packets(&before), 0);
 	} else if (fx->who) {
-		const struct rn_traffic *b = traffic_of(&before, fx->who, dir, fx->cls);
-		const struct rn_traffic *a = traffic_of(&after, fx->who, dir, fx->cls);
+		enum rn_dir d = fx->rx ? RN_DIR_RX : dir;
+		const struct rn_traffic *b = traffic_of(&before, fx->who, d, fx->cls);
+		const struct rn_traffic *a = traffic_of(&after, fx->who, d, fx->cls);
 		int counted = !fx->drop;
 
 		CHECK_EQ(&c, "packets delta", a->packets - b->packets, counted ? segs : 0);

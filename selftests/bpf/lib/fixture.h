@@ -42,6 +42,7 @@ struct fx {
 	int verdict;
 	int tos;		/* TOS/traffic class out; -1: frame unchanged */
 	enum fx_who who;	/* whose counter moves (tx for tc, rx for XDP) */
+	int rx;			/* tc ingress without XDP: `who` counted as rx */
 	enum fx_who also_rx;	/* tc ingress: the receiving pod counted too */
 	int cls;
 	__u32 segs;		/* packets counted; 0: 1 */

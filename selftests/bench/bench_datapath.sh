@@ -1,0 +1,108 @@
+#!/bin/bash
+# make bench, data path: per-packet cost of the XDP and tc programs over
+# empty programs (BPF_PROG_TEST_RUN), iperf3 throughput through the master
+# with and without the programs (interleaved rounds), `rdmanetctl stats -j`
+# and textfile export with 1,024 registered pods, rdmanetd RSS.
+# Writes $RN_BENCH_OUT/datapath.json.
+set -u
+. "$RN_SRC/selftests/lib/netns.sh"
+trap rn_topo_down EXIT
+ROUNDS=${RN_BENCH_ROUNDS:-5}
+SECS=${RN_BENCH_IPERF_SECONDS:-3}
+PODS=1024
+
+med() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ms_of() {	# ms_of CMD... : wall time of one run, in ms
+	local t0 t1
+	t0=$(date +%s%N)
+	"$@" >/dev/null 2>&1
+	t1=$(date +%s%N)
+	echo "scale=3; ($t1 - $t0) / 1000000" | bc
+}
+
+echo "-- per-packet cost (BPF_PROG_TEST_RUN, 1e6 repeats x 15 rounds, medians)"
+prog=$("$RN_BUILD/bench/dp_prog_cost" --repeat 1000000 --rounds 15 2>/dev/null) || exit 1
+echo "$prog" | jq -r '"   XDP rx:    empty \(.xdp_empty_ns) ns, rn_xdp_rx \(.xdp_rx_ns) ns -> added \(.xdp_added_ns) ns (target <= 15)",
+		      "   tc egress: empty \(.tc_empty_ns) ns, rn_tc_egress \(.tc_egress_ns) ns -> added \(.tc_added_ns) ns (target <= 40)"'
+
+echo "-- throughput through the master (iperf3 TCP, ${SECS}s x $ROUNDS rounds each, interleaved)"
+rn_topo_up || exit 1
+MAC_A=$(rn_pod_up a 10.77.0.2)
+rn_agent_config "$RN_TMP/config.json" enforce
+iperf() {	# iperf ARGS: bits per second of one run
+	nsenter --net=/run/netns/"$RN_PEER" iperf3 -s -1 -B 10.77.0.100 >/dev/null 2>&1 &
+	local srv=$!
+	sleep 0.3
+	rn_in a iperf3 -c 10.77.0.100 -t "$SECS" -J "$@" 2>"$RN_TMP/iperf.err" |
+		jq ".end.sum_received.bits_per_second" || cat "$RN_TMP/iperf.err" >&2
+	wait $srv 2>/dev/null
+}
+: >"$RN_TMP/tx_off"; : >"$RN_TMP/tx_on"; : >"$RN_TMP/rx_off"; : >"$RN_TMP/rx_on"
+for r in $(seq "$ROUNDS"); do
+	iperf >>"$RN_TMP/tx_off"
+	iperf -R >>"$RN_TMP/rx_off"
+	rn_agent_start "$RN_TMP/config.json" >/dev/null || exit 1
+	rn_ctl pod add --namespace b --pod a --container-id ca --ifname eth1 --master roce0 \
+		--mac "$MAC_A" --ip 10.77.0.2
+	iperf >>"$RN_TMP/tx_on"
+	iperf -R >>"$RN_TMP/rx_on"
+	rn_agent_stop
+	rn_in_node "$RN_BUILD/bin/rdmanetd" --pin-dir "$RN_PIN" --uninstall -q
+done
+tx_off=$(med <"$RN_TMP/tx_off"); tx_on=$(med <"$RN_TMP/tx_on")
+rx_off=$(med <"$RN_TMP/rx_off"); rx_on=$(med <"$RN_TMP/rx_on")
+tx_ratio=$(echo "scale=3; $tx_on / $tx_off" | bc); rx_ratio=$(echo "scale=3; $rx_on / $rx_off" | bc)
+printf '   pod -> peer (tc egress):  %.2f Gbit/s without, %.2f with -> ratio %s (target >= 0.95)\n' \
+	"$(echo "$tx_off / 1000000000" | bc -l)" "$(echo "$tx_on / 1000000000" | bc -l)" "$tx_ratio"
+printf '   peer -> pod (XDP):        %.2f Gbit/s without, %.2f with -> ratio %s (target >= 0.95)\n' \
+	"$(echo "$rx_off / 1000000000" | bc -l)" "$(echo "$rx_on / 1000000000" | bc -l)" "$rx_ratio"
+
+echo "-- control plane with $PODS registered pods"
+rn_agent_start "$RN_TMP/config.json" >/dev/null || exit 1
+AGENT=$RN_AGENT_PID
+t0=$(date +%s%N)
+for i in $(seq 0 $((PODS - 1))); do
+	printf -v mac '02:aa:00:00:%02x:%02x' $((i >> 8)) $((i & 255))
+	echo "pod add --namespace bench --pod p$i --container-id c$i --ifname net1 --master roce0 --mac $mac --ip 10.$((100 + i / 250)).$((i % 250)).1"
+done >"$RN_TMP/adds"
+while read -r line; do
+	# shellcheck disable=SC2086
+	rn_ctl $line || exit 1
+done <"$RN_TMP/adds"
+t1=$(date +%s%N)
+reg_ms=$(( (t1 - t0) / 1000000 ))
+n=$(rn_ctl pod show -j | jq length)
+[ "$n" = $PODS ] || { echo "registered $n pods, want $PODS"; exit 1; }
+stats=(); export_=(); raw=()
+for _ in $(seq 11); do
+	stats+=("$(ms_of rn_ctl stats -j)")
+	export_+=("$(ms_of rn_ctl export --textfile "$RN_TMP")")
+	raw+=("$(ms_of bpftool map dump pinned "$RN_PIN/rn_pod_ctr_v1")")
+done
+stats_ms=$(printf '%s\n' "${stats[@]}" | med)
+export_ms=$(printf '%s\n' "${export_[@]}" | med)
+raw_ms=$(printf '%s\n' "${raw[@]}" | med)
+bytes=$(rn_ctl stats -j | wc -c)
+echo "   registering $PODS pods one CLI call each: $reg_ms ms"
+echo "   rdmanetctl stats -j: $stats_ms ms median (target < 20; $bytes bytes of JSON)"
+echo "   rdmanetctl export --textfile: $export_ms ms median (target < 50)"
+echo "   baseline, bpftool map dump of the pod counters alone: $raw_ms ms"
+sleep 3	# a few periodic exports of 1,024 pods
+rss=$(awk '/VmRSS/ {print $2}' /proc/"$AGENT"/status)
+hwm=$(awk '/VmHWM/ {print $2}' /proc/"$AGENT"/status)
+echo "   rdmanetd RSS: $rss KiB (peak $hwm KiB) with $PODS pods, exporting every second (target < 15 MiB)"
+
+jq -n --argjson prog "$prog" --arg txoff "$tx_off" --arg txon "$tx_on" --arg rxoff "$rx_off" \
+	--arg rxon "$rx_on" --arg txr "$tx_ratio" --arg rxr "$rx_ratio" --arg st "$stats_ms" \
+	--arg ex "$export_ms" --arg raw "$raw_ms" --arg rss "$rss" --arg hwm "$hwm" \
+	--arg reg "$reg_ms" --argjson rounds "$ROUNDS" --argjson secs "$SECS" '{datapath: {
+	prog_cost: $prog,
+	iperf3: { rounds: $rounds, seconds: $secs,
+		  tx_bps_without: ($txoff|tonumber), tx_bps_with: ($txon|tonumber), tx_ratio: ($txr|tonumber),
+		  rx_bps_without: ($rxoff|tonumber), rx_bps_with: ($rxon|tonumber), rx_ratio: ($rxr|tonumber) },
+	pods: 1024, register_all_ms: ($reg|tonumber),
+	stats_json_ms: ($st|tonumber), export_textfile_ms: ($ex|tonumber),
+	baseline_bpftool_dump_ms: ($raw|tonumber),
+	agent_rss_kib: ($rss|tonumber), agent_rss_peak_kib: ($hwm|tonumber),
+	targets: { xdp_added_ns: 15, tc_added_ns: 40, throughput_ratio: 0.95, stats_ms: 20,
+		   export_ms: 50, rss_mib: 15 } }}' >"$RN_BENCH_OUT/datapath.json"
