@@ -146,7 +146,9 @@ $(OUT)/bench/%: $(OUT)/obj/selftests/bench/%.o $(TEST_LIB_OBJS) $(LIB)
 FUZZ_SRCS  := $(wildcard selftests/fuzz/fuzz_*.c)
 FUZZ_BINS  := $(patsubst selftests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
-FUZZ_LIB_OBJS := $(patsubst %.c,$(OUT)/fuzzobj/%.o,$(LIB_SRCS))
+FUZZ_LIB_OBJS := $(patsubst %.c,$(OUT)/fuzzobj/%.o,$(LIB_SRCS) $(wildcard selftests/bpf/lib/*.c))
+
+$(OUT)/fuzzobj/selftests/%.o: CFLAGS += $(TEST_INCLUDES)
 
 $(OUT)/fuzzobj/%.o: %.c | $(SKELS)
 	$(call msg,FUZZCC,$@)
