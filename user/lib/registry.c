@@ -69,22 +69,50 @@ static void pod_ips(const struct rn_pod *p, struct rn_addr *ips, int *n)
 	}
 }
 
+/* The owner records of every used slot, in one batch read. */
+struct meta_table {
+	__u32 *slots;
+	struct rn_pod_meta *metas;
+	int n;
+};
+
+static int meta_table_load(const struct rn_maps *m, struct meta_table *t)
+{
+	t->slots = calloc(m->max_pods, sizeof(*t->slots));
+	t->metas = calloc(m->max_pods, sizeof(*t->metas));
+	t->n = 0;
+	if (!t->slots || !t->metas)
+		return -ENOMEM;
+	t->n = rn_maps_dump(m->pod_meta, t->slots, sizeof(__u32), t->metas, sizeof(*t->metas),
+			    m->max_pods);
+	return t->n < 0 ? t->n : 0;
+}
+
+static void meta_table_free(struct meta_table *t)
+{
+	free(t->slots);
+	free(t->metas);
+}
+
+static int meta_table_find(const struct meta_table *t, const char *container_id,
+			   const char *ifname)
+{
+	for (int i = 0; i < t->n; i++)
+		if (!strncmp(t->metas[i].container_id, container_id, RN_CONTAINER_ID_LEN) &&
+		    !strncmp(t->metas[i].ifname, ifname, RN_IFNAMSIZ))
+			return (int)t->slots[i];
+	return -ENOENT;
+}
+
 int rn_registry_find(const struct rn_maps *m, const char *container_id, const char *ifname)
 {
-	struct rn_pod_meta meta;
-	__u32 key, next;
-	void *prev = NULL;
+	struct meta_table t;
+	int slot = meta_table_load(m, &t);
 
-	while (!bpf_map_get_next_key(m->pod_meta, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(m->pod_meta, &key, &meta))
-			continue;
-		if (!strncmp(meta.container_id, container_id, sizeof(meta.container_id)) &&
-		    !strncmp(meta.ifname, ifname, sizeof(meta.ifname)))
-			return (int)key;
-	}
-	return -ENOENT;
+	if (!slot)
+		slot = meta_table_find(&t, container_id, ifname);
+	meta_table_free(&t);
+	return slot;
 }
 
 /* Puts a key in its index bucket, or in the overflow hash when the bucket
@@ -164,16 +192,23 @@ void rn_registry_remove_slot(const struct rn_maps *m, __u32 slot)
 	bpf_map_delete_elem(m->pod_meta, &slot);
 }
 
-static int free_slot(const struct rn_maps *m, __u32 *slot)
+static int free_slot(const struct rn_maps *m, const struct meta_table *t, __u32 *slot)
 {
-	struct rn_pod_meta meta;
+	unsigned char *used = calloc(m->max_pods, 1);
 
+	if (!used)
+		return -ENOMEM;
+	for (int i = 0; i < t->n; i++)
+		if (t->slots[i] < m->max_pods)
+			used[t->slots[i]] = 1;
 	for (__u32 s = 0; s < m->max_pods; s++) {
-		if (bpf_map_lookup_elem(m->pod_meta, &s, &meta) && errno == ENOENT) {
+		if (!used[s]) {
+			free(used);
 			*slot = s;
 			return 0;
 		}
 	}
+	free(used);
 	return -ENOSPC;
 }
 
@@ -296,6 +331,7 @@ static int mark_master_ip_keyed(const struct rn_maps *m, __u32 mslot)
 
 int rn_registry_add(const char *pin_dir, const struct rn_pod_spec *s, struct rn_error *e)
 {
+	struct meta_table table = { 0 };
 	struct rn_maps m;
 	int lock, mslot, old, err;
 	__u32 slot;
@@ -315,7 +351,12 @@ int rn_registry_add(const char *pin_dir, const struct rn_pod_spec *s, struct rn_
 		err = rn_fail(e, -ENODEV, "master %s is not attached by rdmanetd", s->master);
 		goto out;
 	}
-	old = rn_registry_find(&m, s->container_id, s->ifname);
+	err = meta_table_load(&m, &table);
+	if (err) {
+		rn_fail(e, err, "read the pod registry: %s", strerror(-err));
+		goto out;
+	}
+	old = meta_table_find(&table, s->container_id, s->ifname);
 	err = conflict(&m, s, (__u16)mslot, old, e);
 	if (err)
 		goto out;
@@ -323,7 +364,7 @@ int rn_registry_add(const char *pin_dir, const struct rn_pod_spec *s, struct rn_
 		/* re-registration: keep the slot and its counters, swap the keys */
 		rn_registry_remove_slot(&m, (__u32)old);
 		slot = (__u32)old;
-	} else if (free_slot(&m, &slot)) {
+	} else if (free_slot(&m, &table, &slot)) {
 		err = rn_fail(e, -ENOSPC, "all %u pod slots are in use", m.max_pods);
 		goto out;
 	}
@@ -335,6 +376,7 @@ int rn_registry_add(const char *pin_dir, const struct rn_pod_spec *s, struct rn_
 	if (err)
 		rn_registry_remove_slot(&m, slot);
 out:
+	meta_table_free(&table);
 	rn_pin_unlock(lock);
 	rn_maps_close(&m);
 	return err;
