@@ -137,6 +137,7 @@ cni_netconf "$CNI_TMP/squat.json" 1.1.0 squat \
 ns=$(cni_pod_up s)
 cni_run ADD "$CNI_TMP/squat.json" c-s net1 "$ns"
 check "ADD whose first address is taken succeeds" cni_ok
+cni_ok || tap_diag "$(cat "$CNI_OUT" "$CNI_ERR")"
 check_eq "  with the next addresses, not the taken ones" \
 	"$(jq -c '[.ips[].address]' "$CNI_OUT")" '["10.81.0.61/24","fd81::61/64"]'
 check "  saying which address was in use and who has it" \

@@ -218,6 +218,11 @@ static int create_link(struct add *a)
 		return -1;
 	if (cni_link_set_up(a->pod, li.ifindex, &e))
 		return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "link up");
+	/* a RTM_GETLINK for the device runs its pending link-watch event now
+	 * (operstate up, and with it the IPv6 link-local address the NDP probes
+	 * need) instead of whenever the kernel's workqueue gets to it */
+	if (cni_link_get(a->pod, r->env.ifname, &li, &e))
+		return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "new link");
 	return 0;
 }
 

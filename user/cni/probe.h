@@ -41,6 +41,10 @@ struct cni_probe {
 
 enum cni_probe_until { CNI_PROBE_ANY_ANSWER, CNI_PROBE_ALL_ANSWERED };
 
+/* How long a new link may take to get its IPv6 link-local address (the
+ * kernel adds it once the link is operationally up, from a workqueue). */
+#define CNI_PROBE_READY_MS 2000
+
 /* Call inside the pod netns. */
 int cni_prober_open(struct cni_prober *p, int ifindex, const char *ifname, const uint8_t mac[6],
 		    bool ipv4, bool ipv6, struct rn_error *e);
@@ -48,7 +52,8 @@ void cni_prober_close(struct cni_prober *p);
 
 /* Sends o->probes requests for every target, spread evenly over the first
  * part of o->timeout_ms, and collects answers until `until` is met or the
- * timeout passes. Returns how many targets were answered, or < 0. */
+ * timeout passes. The window starts with the first request sent. Returns
+ * how many targets were answered, or < 0. */
 int cni_probe_run(struct cni_prober *p, struct cni_probe *t, unsigned int n,
 		  const struct cni_probe_opts *o, enum cni_probe_until until, struct rn_error *e);
 /* Gratuitous ARP / unsolicited Neighbor Advertisement (override) for addr. */

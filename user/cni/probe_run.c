@@ -43,6 +43,8 @@ void cni_prober_close(struct cni_prober *p)
 	p->arp_fd = p->nd_fd = -1;
 }
 
+/* Returns 0 when every request went out, 1 when an IPv6 one could not go yet
+ * (no link-local source address: it appears a moment after link up). */
 static int send_all(struct cni_prober *p, const struct cni_probe *t, unsigned int n,
 		    struct rn_error *e)
 {
@@ -57,7 +59,6 @@ static int send_all(struct cni_prober *p, const struct cni_probe *t, unsigned in
 					     &t[i].target);
 		} else {
 			rc = cni_nd_solicit(p->nd_fd, p->ifindex, p->mac, &t[i].target);
-			/* the link-local source shows up a moment after link up */
 			if (rc == -EADDRNOTAVAIL) {
 				pending = 1;
 				continue;
@@ -68,6 +69,27 @@ static int send_all(struct cni_prober *p, const struct cni_probe *t, unsigned in
 				       rn_addr_format(&t[i].target, buf), p->ifname, strerror(-rc));
 	}
 	return pending;
+}
+
+/* The first round of requests, once the link can send them all: the
+ * answer window starts then, so it is never cut short by the wait. */
+static int first_send(struct cni_prober *p, const struct cni_probe *t, unsigned int n,
+		      struct rn_error *e)
+{
+	int64_t give_up = cni_now_ms() + CNI_PROBE_READY_MS;
+	struct timespec ms = { 0, 1000000 };
+
+	for (;;) {
+		int rc = send_all(p, t, n, e);
+
+		if (rc <= 0)
+			return rc;
+		if (cni_now_ms() >= give_up)
+			return rn_fail(e, -EADDRNOTAVAIL, "%s got no IPv6 link-local address to "
+				       "send Neighbor Solicitations from in %d ms", p->ifname,
+				       CNI_PROBE_READY_MS);
+		nanosleep(&ms, NULL);
+	}
 }
 
 static bool done(const struct cni_probe *t, unsigned int n, enum cni_probe_until until)
@@ -101,40 +123,39 @@ static int drain(struct cni_prober *p, struct cni_probe *t, unsigned int n, stru
 int cni_probe_run(struct cni_prober *p, struct cni_probe *t, unsigned int n,
 		  const struct cni_probe_opts *o, enum cni_probe_until until, struct rn_error *e)
 {
-	int64_t start = cni_now_ms(), deadline = start + o->timeout_ms, next = start;
-	int64_t gap = o->timeout_ms / (o->probes + 1);
-	unsigned int sent = 0, answered = 0;
+	int64_t start, deadline, next, gap = o->timeout_ms / (o->probes + 1);
+	unsigned int sent = 1, answered = 0;
 
 	for (unsigned int i = 0; i < n; i++)
 		t[i].answered = false;
-	while (n) {
+	if (!n)
+		return 0;
+	if (first_send(p, t, n, e))
+		return e->code;
+	start = cni_now_ms();
+	deadline = start + o->timeout_ms;
+	next = start + gap;
+	for (;;) {
 		struct pollfd pf[2] = { { .fd = p->arp_fd, .events = POLLIN },
 					{ .fd = p->nd_fd, .events = POLLIN } };
 		int64_t now = cni_now_ms(), wait_until = deadline;
 
-		if (sent < o->probes && now >= next) {
-			int rc = send_all(p, t, n, e);
-
-			if (rc < 0)
-				return rc;
-			/* not everything could go yet: try again in a millisecond */
-			next = rc ? now + 1 : start + (int64_t)(sent + 1) * gap;
-			sent += !rc;
-		}
-		if (now >= deadline)
-			break;
-		if (sent < o->probes && next < wait_until)
-			wait_until = next;
-		if (poll(pf, 2, (int)(wait_until - now)) < 0 && errno != EINTR)
-			return rn_fail(e, -errno, "poll: %s", strerror(errno));
 		if (drain(p, t, n, e))
 			return e->code;
-		if (done(t, n, until))
+		if (done(t, n, until) || now >= deadline)
 			break;
+		if (sent < o->probes && now >= next) {
+			if (send_all(p, t, n, e) < 0)
+				return e->code;
+			sent++;
+			next = start + (int64_t)sent * gap;
+		}
+		if (sent < o->probes && next < wait_until)
+			wait_until = next;
+		if (poll(pf, 2, (int)(wait_until > now ? wait_until - now : 0)) < 0 &&
+		    errno != EINTR)
+			return rn_fail(e, -errno, "poll: %s", strerror(errno));
 	}
-	if (n && !sent)
-		return rn_fail(e, -EADDRNOTAVAIL, "no probe could be sent on %s in %u ms (no "
-			       "IPv6 link-local address?)", p->ifname, o->timeout_ms);
 	for (unsigned int i = 0; i < n; i++)
 		answered += t[i].answered;
 	return (int)answered;
