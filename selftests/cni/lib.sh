@@ -129,7 +129,7 @@ cni_run() {
 	[ -n "$3" ] && env+=(CNI_CONTAINERID="$3")
 	[ -n "$4" ] && env+=(CNI_IFNAME="$4")
 	[ -n "$5" ] && env+=(CNI_NETNS="$5")
-	env+=(CNI_ARGS="${6-K8S_POD_NAMESPACE=t;K8S_POD_NAME=$3}")
+	env+=(CNI_ARGS="${6-IgnoreUnknown=1;K8S_POD_NAMESPACE=t;K8S_POD_NAME=$3}")
 	[ -n "${RDMANET_CNI_FAULT:-}" ] && env+=(RDMANET_CNI_FAULT="$RDMANET_CNI_FAULT")
 	[ -n "${RDMANET_CNI_LOG:-}" ] && env+=(RDMANET_CNI_LOG="$RDMANET_CNI_LOG")
 	cni_in node env -i "${env[@]}" "$CNI_BIN" <"$2" >"$CNI_OUT" 2>"$CNI_ERR"
