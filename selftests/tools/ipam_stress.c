@@ -3,14 +3,15 @@
  * fault tests and the benchmarks.
  *
  *   ipam_stress -c CONFIG -p POOL[,POOL...] -n COUNT -i ID_PREFIX
- *               [-r REPORT] [-s START_EPOCH_MS] [-R] [-t RETRY_SECONDS]
+ *               [-r REPORT] [-s START_EPOCH_MS] [-R | -X] [-t RETRY_SECONDS]
  *
  * Allocates COUNT addresses for owners ID_PREFIX-0 .. ID_PREFIX-(COUNT-1)
  * (interface "net1"), each through rn_ipam_allocate, and appends
  * "container_id ifname address..." to REPORT with one write(2) right after
  * the allocation returned: what is in REPORT was reported to a caller, so
  * it must be in the store whatever happens to this process afterwards.
- * -R then releases them all. -s waits for a wall-clock start so parallel
+ * -R then releases them all; -X only releases (a second phase of a
+ * benchmark). -s waits for a wall-clock start so parallel
  * processes begin together. "Try again later" (-EAGAIN) is retried for up
  * to RETRY_SECONDS (default 0: it is an error). Prints one JSON line:
  * {"allocated", "released", "alloc_s", "release_s", "eagain", "max_eagain_ms"}. */
@@ -29,7 +30,7 @@ struct opts {
 	const char *config, *pools, *prefix, *report;
 	long count;
 	long long start_ms;
-	bool release;
+	bool release, release_only;
 	int retry_s;
 };
 
@@ -55,7 +56,7 @@ static void wait_until(long long epoch_ms)
 static int usage(void)
 {
 	fprintf(stderr, "usage: ipam_stress -c CONFIG -p POOL[,POOL] -n COUNT -i ID_PREFIX "
-		"[-r REPORT] [-s START_EPOCH_MS] [-R] [-t RETRY_SECONDS]\n");
+		"[-r REPORT] [-s START_EPOCH_MS] [-R | -X] [-t RETRY_SECONDS]\n");
 	return 2;
 }
 
@@ -111,7 +112,7 @@ int main(int argc, char **argv)
 	char pools[512];
 	int fd = -1, c;
 
-	while ((c = getopt(argc, argv, "c:p:n:i:r:s:Rt:")) != -1) {
+	while ((c = getopt(argc, argv, "c:p:n:i:r:s:RXt:")) != -1) {
 		switch (c) {
 		case 'c': o.config = optarg; break;
 		case 'p': o.pools = optarg; break;
@@ -120,6 +121,7 @@ int main(int argc, char **argv)
 		case 'r': o.report = optarg; break;
 		case 's': o.start_ms = atoll(optarg); break;
 		case 'R': o.release = true; break;
+		case 'X': o.release = o.release_only = true; break;
 		case 't': o.retry_s = atoi(optarg); break;
 		default: return usage();
 		}
@@ -151,7 +153,7 @@ int main(int argc, char **argv)
 	req.ipv6_pools = v6;
 	req.ifname = "net1";
 	req.pod_namespace = "stress";
-	for (long i = 0; i < o.count; i++) {
+	for (long i = 0; i < o.count && !o.release_only; i++) {
 		struct rn_ipam_result res;
 		char cid[128];
 		double first_fail = 0;

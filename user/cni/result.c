@@ -100,8 +100,8 @@ json_t *cni_result_build(const struct cni_netconf *c, const struct cni_attachmen
 	for (unsigned int i = 0; i < a->n_routes; i++)
 		if (tables || !a->routes[i].table)
 			json_array_append_new(routes, route_json(&a->routes[i], tables));
-	/* like the reference plugins: no routes, no key */
-	if (!json_array_size(routes))
+	/* like the reference plugins: no routes, no key (unless prevResult had it) */
+	if (!json_array_size(routes) && !json_object_get(c->prev_result, "routes"))
 		json_object_del(res, "routes");
 	if (!json_object_get(res, "dns"))
 		json_object_set_new(res, "dns", json_object());

@@ -20,9 +20,12 @@
  * none of it. Every read-modify-write runs in BEGIN IMMEDIATE, which takes
  * the write lock up front: two processes can never pick the same address,
  * and no transaction has to be retried for a lost upgrade. Waiting for the
- * lock uses a short randomized sleep (SQLite's default handler sleeps up
- * to 100 ms, far longer than a transaction holds the lock) bounded by
- * ipam.timeout_s, after which the call fails with -EAGAIN. */
+ * lock: rdmanet's writers queue on a robust process-shared mutex
+ * (sqlite_lock.h) so the lock passes to the next writer at once; SQLite's
+ * lock held by anyone else is polled with short randomized sleeps
+ * (SQLite's default handler sleeps up to 100 ms, far longer than a
+ * transaction holds the lock). Both waits are bounded by ipam.timeout_s,
+ * after which the call fails with -EAGAIN. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -35,6 +38,7 @@
 #include <sqlite3.h>
 
 #include "ipam/alloc_pick.h"
+#include "ipam/sqlite_lock.h"
 #include "ipam/store.h"
 
 #define SCHEMA_VERSION 1
@@ -92,6 +96,8 @@ struct sqlite_store {
 	sqlite3_stmt *st[ST_MAX];
 	long long busy_deadline;
 	unsigned int seed;
+	struct rn_sqlite_lock writers;
+	bool writing;			/* holds the writer queue */
 };
 
 static struct sqlite_store *to_sq(struct rn_store *s)
@@ -142,9 +148,33 @@ static int exec1(struct sqlite_store *s, enum stmt_id id, struct rn_error *e)
 	return rc == SQLITE_DONE ? 0 : db_fail(s, rc, e, stmt_sql[id]);
 }
 
+static int queue_writer(struct sqlite_store *s, struct rn_error *e)
+{
+	long long deadline = rn_ipam_now_ms() + s->base.settings->timeout_ms;
+
+	if (rn_sqlite_lock_acquire(&s->writers, deadline))
+		return db_fail(s, SQLITE_BUSY, e, "waiting for other writers");
+	s->writing = true;
+	return 0;
+}
+
+static void unqueue_writer(struct sqlite_store *s)
+{
+	if (s->writing)
+		rn_sqlite_lock_release(&s->writers);
+	s->writing = false;
+}
+
 static int begin(struct sqlite_store *s, struct rn_error *e)
 {
-	return exec1(s, ST_BEGIN, e);
+	int err = queue_writer(s, e);
+
+	if (err)
+		return err;
+	err = exec1(s, ST_BEGIN, e);
+	if (err)
+		unqueue_writer(s);
+	return err;
 }
 
 static int commit(struct sqlite_store *s, struct rn_error *e)
@@ -153,6 +183,7 @@ static int commit(struct sqlite_store *s, struct rn_error *e)
 
 	if (err)
 		exec1(s, ST_ROLLBACK, NULL);
+	unqueue_writer(s);
 	return err;
 }
 
@@ -160,6 +191,7 @@ static int rollback(struct sqlite_store *s, int err)
 {
 	if (sqlite3_get_autocommit(s->db) == 0)
 		exec1(s, ST_ROLLBACK, NULL);
+	unqueue_writer(s);
 	return err;
 }
 
@@ -572,10 +604,13 @@ static int sq_release_owner(struct rn_store *base, const char *container_id, con
 	sqlite3_stmt *st = stmt(s, ST_RELEASE_OWNER);
 	int rc;
 
+	if (queue_writer(s, e))
+		return e ? e->code : -EAGAIN;
 	bind_text(st, 1, container_id);
 	bind_text(st, 2, ifname);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
+	unqueue_writer(s);
 	return rc == SQLITE_DONE ? sqlite3_changes(s->db) : db_fail(s, rc, e, "release");
 }
 
@@ -586,10 +621,13 @@ static int sq_release_ip(struct rn_store *base, const char *pool, const struct r
 	sqlite3_stmt *st = stmt(s, ST_RELEASE_IP);
 	int rc;
 
+	if (queue_writer(s, e))
+		return e ? e->code : -EAGAIN;
 	bind_text(st, 1, pool);
 	bind_addr(st, 2, addr);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
+	unqueue_writer(s);
 	return rc == SQLITE_DONE ? sqlite3_changes(s->db) : db_fail(s, rc, e, "release");
 }
 
@@ -719,6 +757,7 @@ static void sq_close(struct rn_store *base)
 	for (int i = 0; i < ST_MAX; i++)
 		sqlite3_finalize(s->st[i]);
 	sqlite3_close(s->db);
+	rn_sqlite_lock_close(&s->writers);
 	free(s);
 }
 
@@ -803,6 +842,7 @@ int rn_store_sqlite_open(struct rn_store **out, const struct rn_ipam_settings *s
 		return rn_fail(e, -ENOMEM, "ipam: out of memory");
 	s->base.ops = &sqlite_ops;
 	s->base.settings = st;
+	s->writers.fd = -1;
 	s->seed = (unsigned int)getpid() ^ (unsigned int)rn_ipam_now_ms();
 	err = mkdir_parents(st->path);
 	if (err) {
@@ -820,6 +860,7 @@ int rn_store_sqlite_open(struct rn_store **out, const struct rn_ipam_settings *s
 		return err;
 	}
 	sqlite3_busy_handler(s->db, busy_wait, s);
+	rn_sqlite_lock_open(&s->writers, st->path);
 	err = pragma(s, "PRAGMA journal_mode = WAL", e) ||
 	      pragma(s, "PRAGMA synchronous = FULL", e) ||
 	      schema(s, e);
