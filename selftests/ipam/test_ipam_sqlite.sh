@@ -66,6 +66,25 @@ check_eq "lock released: exactly one allocation for lock1" \
 	"$("$CTL" -c "$DIR/config.json" ip show --container-id lock1 --ifname net1 -j |
 		jq '.allocations | length')" 1
 
+# --- the writer queue: bounded wait, and a holder killed with SIGKILL ---------
+"$RN_BUILD/tools/ipam_sqlite_hold" "$DIR/ipam.db" 4 queue >"$DIR/q.out" &
+hold=$!
+for _ in $(seq 50); do grep -q locked "$DIR/q.out" 2>/dev/null && break; sleep 0.1; done
+t0=$(date +%s%3N)
+"$CTL" -c "$DIR/short.json" ip allocate --container-id q1 --ifname net1 --pool lock \
+	>/dev/null 2>"$DIR/q.err"
+rc=$?
+ms=$(($(date +%s%3N) - t0))
+check_eq "writer queue held: exits 75 (try again later)" "$rc" 75
+check_range "writer queue held: answered within the 1 s bound (+0.5 s), ms" "$ms" 900 1500
+kill -KILL "$hold"
+wait "$hold" 2>/dev/null
+t0=$(date +%s%3N)
+check "writer queue holder killed (SIGKILL): allocation succeeds" \
+	"$CTL" -c "$DIR/short.json" ip allocate --container-id q1 --ifname net1 --pool lock
+ms=$(($(date +%s%3N) - t0))
+check_range "... at once, ms" "$ms" 0 800
+
 # --- durability settings actually in force -----------------------------------
 check_eq "database is in WAL mode" "$(head -c 20 "$DIR/ipam.db" | od -An -tu1 -j18 -N2 |
 	tr -s ' ')" " 2 2"

@@ -1,19 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* ipam_sqlite_hold DB SECONDS: takes the SQLite write lock (BEGIN
- * IMMEDIATE) on DB, prints "locked", holds it SECONDS, then rolls back; the
- * IPAM tests use it to prove the busy timeout turns into "try again later". */
+/* ipam_sqlite_hold DB SECONDS [queue]: takes the SQLite write lock (BEGIN
+ * IMMEDIATE) on DB, or with "queue" the IPAM's writer queue (the robust
+ * mutex of DB.lock), prints "locked", holds it SECONDS, then lets go. The
+ * IPAM tests use it to prove both waits turn into "try again later" in
+ * bounded time, and (killing it with SIGKILL) that a dead holder of the
+ * writer queue does not block anyone. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <sqlite3.h>
 
+#include "ipam/sqlite_lock.h"
+
 int main(int argc, char **argv)
 {
+	struct rn_sqlite_lock l;
 	sqlite3 *db;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: ipam_sqlite_hold DB SECONDS\n");
+	if (argc < 3 || argc > 4 || (argc == 4 && strcmp(argv[3], "queue"))) {
+		fprintf(stderr, "usage: ipam_sqlite_hold DB SECONDS [queue]\n");
 		return 2;
+	}
+	if (argc == 4) {
+		rn_sqlite_lock_open(&l, argv[1]);
+		if (!l.shared || rn_sqlite_lock_acquire(&l, 1LL << 62)) {
+			fprintf(stderr, "ipam_sqlite_hold: %s.lock: no writer queue\n", argv[1]);
+			return 1;
+		}
+		printf("locked\n");
+		fflush(stdout);
+		sleep((unsigned int)atoi(argv[2]));
+		rn_sqlite_lock_release(&l);
+		rn_sqlite_lock_close(&l);
+		return 0;
 	}
 	if (sqlite3_open(argv[1], &db) != SQLITE_OK ||
 	    sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
