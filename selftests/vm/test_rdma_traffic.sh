@@ -51,13 +51,32 @@ tx_roce() {
 
 rxe_stat() { rdma -j statistic show link rxe0/1 | jq -r ".[0].$1"; }
 
+# An RDMA-CM run of ib_write_bw between the nodes; under a loaded TCG host
+# perftest's RDMA-CM setup can stall for good (an RNR-retried send that
+# never finds a receive), so a stalled run is tried again on a fresh port,
+# both nodes agreeing through the run directory.
+perftest_cm() {	# perftest_cm server|client ARGS...
+	local role=$1 attempt rc peer
+	shift
+	for attempt in 1 2 3; do
+		vm_barrier "cm-start-$attempt" 120
+		PERFTEST_TIMEOUT=40 perftest "$role" $((18515 + attempt)) -R "$@"
+		rc=$?
+		vm_put "cm-$attempt-$VM_NODE" "$rc"
+		peer=$(vm_get "cm-$attempt-$VM_PEER" 120)
+		[ "$rc" = 0 ] && [ "$peer" = 0 ] && return 0
+		tap_diag "ib_write_bw -R attempt $attempt: $VM_NODE exit $rc, $VM_PEER exit $peer"
+	done
+	return "$rc"
+}
+
 cm_listening() { rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -q ":$1 "; }
 
-perftest() {	# perftest server|client PORT ARGS...
-	local role=$1 port=$2
+perftest() {	# perftest server|client PORT ARGS... (PERFTEST_TIMEOUT, default 90 s)
+	local role=$1 port=$2 limit=${PERFTEST_TIMEOUT:-90}
 	shift 2
 	if [ "$role" = server ]; then
-		timeout 90 stdbuf -oL -eL ib_write_bw -d rxe0 -p "$port" "$@" >"$VM_OUT/bw.$port.out" 2>&1 &
+		timeout "$limit" stdbuf -oL -eL ib_write_bw -d rxe0 -p "$port" "$@" >"$VM_OUT/bw.$port.out" 2>&1 &
 		local pid=$!
 		# with -R the server listens on an RDMA-CM id, not a TCP socket
 		if [ "$1" = -R ]; then
@@ -71,7 +90,7 @@ perftest() {	# perftest server|client PORT ARGS...
 		vm_barrier "listening-$port" 60
 		local try rc
 		for try in 1 2 3; do
-			timeout 90 stdbuf -oL -eL ib_write_bw -d rxe0 -p "$port" "$@" "$VM_PEER_IP" \
+			timeout "$limit" stdbuf -oL -eL ib_write_bw -d rxe0 -p "$port" "$@" "$VM_PEER_IP" \
 				>"$VM_OUT/bw.$port.out" 2>&1
 			rc=$?
 			# the RDMA-CM listener can show before it takes requests (6.1):
@@ -131,7 +150,7 @@ JSON
 	capture_start /tmp/b2a.pcap "udp dst port 4791 and src host $VM_PEER_IP"
 	check "capturing RoCE from node-b" test $? = 0
 	vm_barrier capturing-cm 60
-	perftest server 18516 -R -s 4096 -n 200
+	perftest_cm server -s 4096 -n 200
 	check_eq "ib_write_bw -R server exits 0" $? 0
 	capture_stop /tmp/b2a.pcap
 	j=$(markings /tmp/b2a.pcap "$VM_PEER_IP")
@@ -174,7 +193,7 @@ JSON
 	check_eq "default_roce_tos stays after uninstall" \
 		"$(cat /sys/kernel/config/rdma_cm/rxe0/ports/1/default_roce_tos)" 137
 	vm_barrier capturing-cm 60
-	perftest client 18516 -R -s 4096 -n 200
+	perftest_cm client -s 4096 -n 200
 	check_eq "ib_write_bw -R client exits 0" $? 0
 }
 
