@@ -42,7 +42,7 @@ static void print_pci(const struct rn_rdma_dev *d)
 	}
 }
 
-static void print_port(const struct rn_rdma_dev *d, const struct rn_rdma_port *p, bool stats)
+static void print_port(const struct rn_rdma_port *p, bool stats)
 {
 	printf("    port %u %s %s", p->num, p->link_layer[0] ? p->link_layer : "?",
 	       rn_port_state_names[p->state]);
@@ -61,7 +61,6 @@ static void print_port(const struct rn_rdma_dev *d, const struct rn_rdma_port *p
 		printf("%s %s %llu", i % 4 ? "" : "\n       ", p->counters[i].name,
 		       (unsigned long long)p->counters[i].value);
 	printf("\n");
-	(void)d;
 }
 
 static void print_dev(const struct rn_rdma_dev *d, bool stats)
@@ -79,7 +78,7 @@ static void print_dev(const struct rn_rdma_dev *d, bool stats)
 	printf("\n");
 	print_pci(d);
 	for (int i = 0; i < d->n_ports; i++)
-		print_port(d, &d->ports[i], stats);
+		print_port(&d->ports[i], stats);
 	if (d->n_chardevs) {
 		printf("    chardevs");
 		for (int i = 0; i < d->n_chardevs; i++)

@@ -104,6 +104,6 @@ void rn_check_pod_gids(const struct rn_doctor_facts *f, struct rn_check *c)
 			     addr);
 	}
 	if (!bad)
-		rn_check_add(c, "all %d pod address%s have a RoCE v2 GID", f->n_pods,
-			     f->n_pods == 1 ? "" : "es");
+		rn_check_add(c, f->n_pods == 1 ? "the pod address has a RoCE v2 GID" :
+			     "all %d pod addresses have a RoCE v2 GID", f->n_pods);
 }

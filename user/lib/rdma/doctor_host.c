@@ -122,7 +122,8 @@ void rn_check_rdma_core(const struct rn_doctor_facts *f, struct rn_check *c)
 	if (c->status == RN_CHECK_PASS && !m->n_devs)
 		rn_check_add(c, "%s/libibverbs.d present, no devices to check", m->roots.etc);
 	else if (c->status == RN_CHECK_PASS)
-		rn_check_add(c, "providers installed for all %d devices%s", m->n_devs,
+		rn_check_add(c, "providers installed for %d device%s%s", m->n_devs,
+			     m->n_devs == 1 ? "" : "s",
 			     m->verbs_devices >= 0 ? ", libibverbs lists them all" : "");
 }
 
@@ -178,8 +179,8 @@ void rn_check_selectors(const struct rn_doctor_facts *f, struct rn_check *c)
 	int n = 0;
 
 	if (rn_selectors_empty(s)) {
-		rn_check_set(c, RN_CHECK_PASS, "no selectors in the config: all %d devices are used",
-			     m->n_devs);
+		rn_check_set(c, RN_CHECK_PASS, "no selectors in the config: every device is used "
+			     "(%d)", m->n_devs);
 		return;
 	}
 	for (int i = 0; i < m->n_devs; i++)
