@@ -235,7 +235,8 @@ static void test_metrics(void **state)
 				     "netdev=\"ens1f1np1\"} 1\n"));
 	assert_non_null(strstr(text, "rdmanet_rdma_gid_info{device=\"mlx5_0\",port=\"1\","
 				     "index=\"7\",gid=\"0000:0000:0000:0000:0000:ffff:ac10:0b16\","
-				     "type=\"RoCE v2\",netdev=\"net1\",address=\"172.16.11.22\"} 1\n"));
+				     "type=\"RoCE v2\",netdev=\"net1\","
+				     "address=\"172.16.11.22\"} 1\n"));
 	assert_null(strstr(text, "lifespan"));
 	/* without pinned maps there are no pods to report, and no error */
 	assert_null(strstr(text, "rdmanet_pod_roce_gid_index{"));

@@ -88,7 +88,8 @@ static void test_errors(void **state)
 	(void)state;
 	expect_error("[]", "rdma: expected an object");
 	expect_error("{\"netns\": \"shared\"}", "unknown key \"netns\"");
-	expect_error("{\"netns_mode\": \"private\"}", "netns_mode: expected one of exclusive|shared");
+	expect_error("{\"netns_mode\": \"private\"}",
+		     "netns_mode: expected one of exclusive|shared");
 	expect_error("{\"netns_mode\": 1}", "netns_mode");
 	expect_error("{\"sysfs_root\": \"sys\"}", "sysfs_root: must be an absolute path");
 	expect_error("{\"sysfs_root\": 7}", "sysfs_root: expected a string");
@@ -105,7 +106,8 @@ static void test_errors(void **state)
 		     "linkTypes[0]: \"ethernet\": expected ether or infiniband");
 	expect_error("{\"selectors\": {\"ifNames\": [\"a-very-long-interface-name\"]}}",
 		     "ifNames[0]: longer than 15 characters");
-	expect_error("{\"selectors\": {\"drivers\": [\"\"]}}", "drivers[0]: \"\" is not a valid name");
+	expect_error("{\"selectors\": {\"drivers\": [\"\"]}}",
+		     "drivers[0]: \"\" is not a valid name");
 	expect_error("{\"selectors\": {\"ifNames\": [\"a/b\"]}}", "is not a valid name");
 }
 

@@ -108,8 +108,8 @@ static void expect_only(struct fx *x, const char *name, enum rn_check_status s)
 
 	assert_int_equal(x->r.n, RN_DOCTOR_CHECKS);
 	if (c->status != s)
-		fail_msg("%s: %s (%s), wanted %s", name, rn_check_status_names[c->status], c->detail,
-			 rn_check_status_names[s]);
+		fail_msg("%s: %s (%s), wanted %s", name, rn_check_status_names[c->status],
+			 c->detail, rn_check_status_names[s]);
 	for (int i = 0; i < x->r.n; i++) {
 		const struct rn_check *o = &x->r.checks[i];
 
@@ -154,7 +154,8 @@ static void test_zero_vf_guid(void **state)
 	(void)state;
 	expect_only(x, "vf-guids", RN_CHECK_FAIL);
 	c = run(x, "vf-guids");
-	assert_contains(c->detail, "mlx5_3 (VF 1 of 0000:3b:00.0) has node GUID 0000:0000:0000:0000");
+	assert_contains(c->detail,
+			"mlx5_3 (VF 1 of 0000:3b:00.0) has node GUID 0000:0000:0000:0000");
 	assert_contains(c->fix, "ip link set dev ens1f0np0 vf 1 node_guid 02:11:22:ff:fe:33:44:01 "
 			"port_guid 02:11:22:ff:fe:33:44:01");
 	assert_contains(c->fix, "echo 0000:3b:00.3 > /sys/bus/pci/drivers/mlx5_core/unbind");
@@ -328,7 +329,8 @@ static void test_pod_gids(void **state)
 	add_pod(x, "ens1f0np0", "172.16.11.23");
 	expect_only(x, "pod-gids", RN_CHECK_FAIL);
 	c = run(x, "pod-gids");
-	assert_contains(c->detail, "team/trainer-2 net1 172.16.11.23 has no RoCE v2 GID on mlx5_0/1");
+	assert_contains(c->detail,
+			"team/trainer-2 net1 172.16.11.23 has no RoCE v2 GID on mlx5_0/1");
 	assert_null(strstr(c->detail, "172.16.11.21"));
 	assert_contains(c->fix, "macvlan/ipvlan child of ens1f0np0");
 	teardown(x);

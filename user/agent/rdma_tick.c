@@ -79,7 +79,8 @@ struct watch_ctx {
 	int n_pods;
 };
 
-static const struct rn_pod_addr *owner(const struct watch_ctx *w, const struct rn_gid_watch_entry *g)
+static const struct rn_pod_addr *owner(const struct watch_ctx *w,
+				       const struct rn_gid_watch_entry *g)
 {
 	for (int i = 0; i < w->n_pods; i++)
 		if (rn_addr_equal(&w->pods[i].addr, &g->addr))

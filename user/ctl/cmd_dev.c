@@ -67,8 +67,8 @@ static void print_dev(const struct rn_rdma_dev *d, bool stats)
 {
 	if (d->in_netlink)
 		printf("%u: ", d->index);
-	printf("%s: node_type %s node_guid %s%s fw %s", d->name, d->node_type[0] ? d->node_type : "?",
-	       d->node_guid[0] ? d->node_guid : "?",
+	printf("%s: node_type %s node_guid %s%s fw %s", d->name,
+	       d->node_type[0] ? d->node_type : "?", d->node_guid[0] ? d->node_guid : "?",
 	       rn_rdma_guid_is_zero(d->node_guid) ? " (zero!)" : "",
 	       d->fw_ver[0] ? d->fw_ver : "?");
 	if (d->driver[0])
@@ -82,7 +82,8 @@ static void print_dev(const struct rn_rdma_dev *d, bool stats)
 	if (d->n_chardevs) {
 		printf("    chardevs");
 		for (int i = 0; i < d->n_chardevs; i++)
-			printf(" %s%s", d->chardevs[i].path, d->chardevs[i].present ? "" : " (missing)");
+			printf(" %s%s", d->chardevs[i].path,
+			       d->chardevs[i].present ? "" : " (missing)");
 		printf("\n");
 	}
 }

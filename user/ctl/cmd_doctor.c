@@ -56,10 +56,11 @@ static json_t *report_json(const struct rn_doctor_report *r)
 	for (int i = 0; i < r->n; i++) {
 		const struct rn_check *c = &r->checks[i];
 
+		json_t *fix = c->fix[0] ? json_string(c->fix) : json_null();
+
 		json_array_append_new(checks, json_pack("{s:s,s:s,s:s,s:o}", "name", c->name,
 							"status", rn_check_status_names[c->status],
-							"detail", c->detail, "fix",
-							c->fix[0] ? json_string(c->fix) : json_null()));
+							"detail", c->detail, "fix", fix));
 	}
 	return json_pack("{s:o,s:{s:i,s:i,s:i}}", "checks", checks, "summary",
 			 "pass", r->n - r->failed - r->warned, "warn", r->warned,

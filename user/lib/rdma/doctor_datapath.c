@@ -50,8 +50,8 @@ void rn_check_datapath(const struct rn_doctor_facts *f, struct rn_check *c)
 		if (!a || !a->in_map) {
 			c->status = RN_CHECK_FAIL;
 			rn_check_add(c, "%s is not attached", f->masters[i]);
-			rn_check_fix(c, "rdmanetd has not attached %s: see its log (a missing netdev "
-				     "is retried every tick)", f->masters[i]);
+			rn_check_fix(c, "rdmanetd has not attached %s: see its log (a missing "
+				     "netdev is retried every tick)", f->masters[i]);
 			continue;
 		}
 		if (a->tc == 0 || a->xdp == 0) {
@@ -93,8 +93,8 @@ void rn_check_pod_gids(const struct rn_doctor_facts *f, struct rn_check *c)
 		bad++;
 		c->status = RN_CHECK_FAIL;
 		if (!p)
-			rn_check_add(c, "%s/%s %s %s: master %s backs no RDMA port", pa->ns, pa->pod,
-				     pa->ifname, addr, pa->master);
+			rn_check_add(c, "%s/%s %s %s: master %s backs no RDMA port", pa->ns,
+				     pa->pod, pa->ifname, addr, pa->master);
 		else
 			rn_check_add(c, "%s/%s %s %s has no RoCE v2 GID on %s/%u", pa->ns, pa->pod,
 				     pa->ifname, addr, d->name, p->num);

@@ -87,10 +87,11 @@ void rn_check_rdma_core(const struct rn_doctor_facts *f, struct rn_check *c)
 
 	rn_check_set(c, RN_CHECK_PASS, "%s", "");
 	if (!rn_sysfs_exists("%s/libibverbs.d", m->roots.etc)) {
-		rn_check_set(c, RN_CHECK_FAIL, "rdma-core is not installed: %s/libibverbs.d does not "
-			     "exist, so libibverbs has no provider for any device", m->roots.etc);
-		rn_check_fix(c, "install rdma-core and ibverbs-providers (apt-get install rdma-core "
-			     "ibverbs-providers) on the node and in the pod image");
+		rn_check_set(c, RN_CHECK_FAIL, "rdma-core is not installed: %s/libibverbs.d does "
+			     "not exist, so libibverbs has no provider for any device",
+			     m->roots.etc);
+		rn_check_fix(c, "install rdma-core and ibverbs-providers (apt-get install "
+			     "rdma-core ibverbs-providers) on the node and in the pod image");
 		return;
 	}
 	for (int i = 0; i < m->n_devs; i++) {
@@ -116,8 +117,9 @@ void rn_check_rdma_core(const struct rn_doctor_facts *f, struct rn_check *c)
 		c->status = RN_CHECK_FAIL;
 		rn_check_add(c, "libibverbs lists %d of %d devices", m->verbs_devices, m->n_devs);
 		if (!missing)
-			rn_check_fix(c, "check that /dev/infiniband is reachable (the pod needs the "
-				     "uverbs character devices) and rdma-core matches the kernel");
+			rn_check_fix(c, "check that /dev/infiniband is reachable (the pod needs "
+				     "the uverbs character devices) and rdma-core matches the "
+				     "kernel");
 	}
 	if (c->status == RN_CHECK_PASS && !m->n_devs)
 		rn_check_add(c, "%s/libibverbs.d present, no devices to check", m->roots.etc);
@@ -159,8 +161,9 @@ void rn_check_devices(const struct rn_doctor_facts *f, struct rn_check *c)
 			continue;
 		c->status = RN_CHECK_FAIL;
 		rn_check_add(c, "master %s backs no RDMA port", f->masters[i]);
-		rn_check_fix(c, "list the RoCE NIC's netdev as master (rdmanetctl dev shows them), or "
-			     "for Soft-RoCE: rdma link add rxe0 type rxe netdev %s", f->masters[i]);
+		rn_check_fix(c, "list the RoCE NIC's netdev as master (rdmanetctl dev shows "
+			     "them), or for Soft-RoCE: rdma link add rxe0 type rxe netdev %s",
+			     f->masters[i]);
 	}
 }
 
@@ -208,14 +211,17 @@ void rn_check_selectors(const struct rn_doctor_facts *f, struct rn_check *c)
 		selector_values(example, hint, sizeof(hint));
 		rn_check_fix(c, "use the IDs the devices have (rdmanetctl dev), e.g. %s", hint);
 	} else {
-		rn_check_fix(c, "use values the devices have (rdmanetctl dev), or drop the selectors");
+		rn_check_fix(c, "use values the devices have (rdmanetctl dev), or drop the "
+			     "selectors");
 	}
 }
 
 /* Runs one port check over the relevant ports; returns how many. */
+typedef void (*rn_port_check)(const struct rn_doctor_facts *f, const struct rn_rdma_dev *d,
+			      const struct rn_rdma_port *p, struct rn_check *c);
+
 static int each_relevant_port(const struct rn_doctor_facts *f, struct rn_check *c,
-			      void (*one)(const struct rn_doctor_facts *f, const struct rn_rdma_dev *d,
-					  const struct rn_rdma_port *p, struct rn_check *c))
+			      rn_port_check one)
 {
 	const struct rn_rdma_model *m = f->model;
 	int checked = 0;
@@ -361,7 +367,8 @@ void rn_check_vf_guids(const struct rn_doctor_facts *f, struct rn_check *c)
 		rn_check_fix(c, "ip link set dev %s vf %d node_guid %s port_guid %s, then rebind "
 			     "the VF: echo %s > /sys/bus/pci/drivers/%s/unbind; echo %s > "
 			     "/sys/bus/pci/drivers/%s/bind",
-			     pf && pf->n_ports && pf->ports[0].netdev[0] ? pf->ports[0].netdev : "PF",
+			     pf && pf->n_ports && pf->ports[0].netdev[0] ? pf->ports[0].netdev :
+			     "PF",
 			     d->pci.vf_index, guid, guid, d->pci.addr,
 			     d->pci.driver[0] ? d->pci.driver : "DRIVER", d->pci.addr,
 			     d->pci.driver[0] ? d->pci.driver : "DRIVER");
@@ -412,18 +419,19 @@ void rn_check_mtu(const struct rn_doctor_facts *f, struct rn_check *c)
 			c->status = RN_CHECK_FAIL;
 			rn_check_add(c, "%s MTU %ld allows RoCE MTU %u but %s/%u runs at %u",
 				     f->masters[i], mtu, want, d->name, p->num, p->active_mtu);
-			rn_check_fix(c, "the HCA port's MTU is below the netdev's: set both with ip "
-				     "link set dev %s mtu %ld (max_mtu %u), and the switch port; RoCE "
-				     "paths use the smaller end", f->masters[i], mtu, p->max_mtu);
+			rn_check_fix(c, "the HCA port's MTU is below the netdev's: set both with "
+				     "ip link set dev %s mtu %ld (max_mtu %u), and the switch "
+				     "port; RoCE paths use the smaller end", f->masters[i], mtu,
+				     p->max_mtu);
 		} else if (p->active_mtu + 96 > (unsigned int)mtu) {
 			c->status = RN_CHECK_FAIL;
-			rn_check_add(c, "%s/%u RoCE MTU %u does not fit %s MTU %ld", d->name, p->num,
-				     p->active_mtu, f->masters[i], mtu);
+			rn_check_add(c, "%s/%u RoCE MTU %u does not fit %s MTU %ld", d->name,
+				     p->num, p->active_mtu, f->masters[i], mtu);
 			rn_check_fix(c, "raise %s's MTU to at least %u, or lower the port's",
 				     f->masters[i], p->active_mtu + 96);
 		} else {
-			rn_check_add(c, "%s MTU %ld, %s/%u RoCE MTU %u", f->masters[i], mtu, d->name,
-				     p->num, p->active_mtu);
+			rn_check_add(c, "%s MTU %ld, %s/%u RoCE MTU %u", f->masters[i], mtu,
+				     d->name, p->num, p->active_mtu);
 		}
 	}
 	if (!checked)

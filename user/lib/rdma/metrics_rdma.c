@@ -61,7 +61,8 @@ static void hw_counters(FILE *f, const struct rn_rdma_model *m)
 static void gids(FILE *f, const struct rn_rdma_model *m)
 {
 	rn_metric_family(f, "rdmanet_rdma_gid_info", "gauge",
-			 "A valid GID table entry: index, type, netdev and the IP address it maps.");
+			 "A valid GID table entry: index, type, netdev and the IP address it "
+			 "maps.");
 	for (int i = 0; i < m->n_devs; i++)
 		for (int p = 0; p < m->devs[i].n_ports; p++) {
 			const struct rn_rdma_port *port = &m->devs[i].ports[p];
@@ -130,7 +131,8 @@ static void pod_gids(FILE *f, const struct rn_config *c, const struct rn_rdma_mo
 				 rn_pod_addr_gid(m, &pa[i], NULL, NULL) != NULL);
 	}
 	rn_metric_family(f, "rdmanet_pod_roce_gid_index", "gauge",
-			 "The RoCE v2 GID index of a pod address (what NCCL_IB_GID_INDEX must be).");
+			 "The RoCE v2 GID index of a pod address (what NCCL_IB_GID_INDEX must "
+			 "be).");
 	for (int i = 0; i < n; i++) {
 		struct rn_rdma_dev *d;
 		const struct rn_rdma_gid *g = rn_pod_addr_gid(m, &pa[i], &d, NULL);

@@ -346,8 +346,9 @@ void rn_rdma_load_sysfs_counters(struct rn_rdma_model *m)
 		for (int j = 0; j < d->n_ports; j++) {
 			struct rn_rdma_port *p = &d->ports[j];
 
-			if (rn_pathf(path, sizeof(path), "%s/class/infiniband/%s/ports/%u/hw_counters",
-				     m->roots.sys, d->name, p->num) || !(dir = opendir(path)))
+			if (rn_pathf(path, sizeof(path),
+				     "%s/class/infiniband/%s/ports/%u/hw_counters", m->roots.sys,
+				     d->name, p->num) || !(dir = opendir(path)))
 				continue;
 			while ((de = readdir(dir))) {
 				char *end;

@@ -166,11 +166,12 @@ int rn_env_resolve(const struct rn_rdma_model *m, const struct rn_local_if *ifs,
 		skip(out, li->name, "no RoCE v2 GID for %s on any RDMA device", addr);
 	}
 	if (only && !seen)
-		return rn_fail(e, -ENODEV, "env: no interface \"%s\" with an address in this network "
-			       "namespace", only);
+		return rn_fail(e, -ENODEV, "env: no interface \"%s\" with an address in this "
+			       "network namespace", only);
 	if (!out->n_rails) {
 		for (int i = 0; i < out->n_skipped; i++)
-			off += (size_t)snprintf(why + off, off < sizeof(why) ? sizeof(why) - off : 0,
+			off += (size_t)snprintf(why + off,
+						off < sizeof(why) ? sizeof(why) - off : 0,
 						"%s%s: %s", i ? "; " : "", out->skipped[i].ifname,
 						out->skipped[i].why);
 		if (!m->n_devs)

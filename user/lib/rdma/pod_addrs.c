@@ -60,7 +60,8 @@ int rn_pod_addrs_list(const char *pin_dir, struct rn_pod_addr **out, int *n,
 	return 0;
 }
 
-const struct rn_rdma_gid *rn_pod_addr_gid(const struct rn_rdma_model *m, const struct rn_pod_addr *pa,
+const struct rn_rdma_gid *rn_pod_addr_gid(const struct rn_rdma_model *m,
+					  const struct rn_pod_addr *pa,
 					  struct rn_rdma_dev **dev_out,
 					  struct rn_rdma_port **port_out)
 {

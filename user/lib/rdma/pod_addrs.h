@@ -28,7 +28,8 @@ int rn_pod_addrs_list(const char *pin_dir, struct rn_pod_addr **out, int *n,
 /* The RoCE v2 GID of a pod address on its master's RDMA port; NULL if
  * there is none. *dev_out / *port_out (may be NULL) get the master's
  * device and port, NULL if the master backs no RDMA port. */
-const struct rn_rdma_gid *rn_pod_addr_gid(const struct rn_rdma_model *m, const struct rn_pod_addr *pa,
+const struct rn_rdma_gid *rn_pod_addr_gid(const struct rn_rdma_model *m,
+					  const struct rn_pod_addr *pa,
 					  struct rn_rdma_dev **dev_out,
 					  struct rn_rdma_port **port_out);
 

@@ -106,7 +106,8 @@ int rn_roce_qos_apply(const struct rn_rdma_model *m, int tos, rn_qos_cb cb, void
 			if (!rn_sysfs_exists("%s/class/infiniband/%s/tc/%u/traffic_class",
 					     m->roots.sys, d->name, num))
 				continue;
-			o = (struct rn_qos_outcome){ .dev = d->name, .port = num, .new_value = tos };
+			o = (struct rn_qos_outcome){ .dev = d->name, .port = num,
+						     .new_value = tos };
 			apply_traffic_class(m, d, num, tos, &o);
 			failures += o.err != 0;
 			if (cb)
