@@ -378,6 +378,21 @@ static void test_datapath(void **state)
 	assert_contains(c->detail, "ens1f0np0: xdp native, tc none");
 	assert_contains(c->detail, "ens1f1np1 is not attached");
 	teardown(x);
+
+	/* XDP: tc ingress counts rx without it; how bad that is depends */
+	x = setup("cx5_healthy", NULL);
+	x->att[0].xdp = 0;
+	expect_only(x, "datapath", RN_CHECK_WARN);	/* auto on a NIC: it should have */
+	assert_contains(run(x, "datapath")->detail, "ens1f0np0: XDP did not attach");
+	strcpy(x->att[0].kind, "veth");			/* auto leaves it off on veth */
+	expect_only(x, "datapath", RN_CHECK_PASS);
+	assert_contains(run(x, "datapath")->detail, "xdp none (veth: rx counted by tc ingress)");
+	x->att[0].xdp_mode = RN_XDP_MODE_OFF;
+	expect_only(x, "datapath", RN_CHECK_PASS);
+	x->att[0].xdp_mode = RN_XDP_MODE_NATIVE;	/* asked for, not there */
+	expect_only(x, "datapath", RN_CHECK_FAIL);
+	assert_contains(run(x, "datapath")->detail, "(xdp_mode asks for XDP)");
+	teardown(x);
 }
 
 static void test_configured_master_without_port(void **state)

@@ -11,6 +11,7 @@
 
 #include "ctl.h"
 #include "maps.h"
+#include "netdev.h"
 #include "rdma/doctor.h"
 #include "rdma/roce_netdevs.h"
 
@@ -31,19 +32,27 @@ static bool bpffs_at(const char *pin_dir)
 	return st.f_type == BPF_FS_MAGIC;
 }
 
-static int attached_masters(const struct rn_maps *m, struct rn_doctor_master *out)
+static int attached_masters(const struct rn_config *c, const struct rn_maps *m,
+			    struct rn_doctor_master *out)
 {
+	const struct rn_master_config *mc;
+	struct rn_netdev nd;
 	struct rn_master ms;
 	int n = 0;
 
 	for (__u32 s = 0; s < RN_MAX_MASTERS; s++) {
 		if (rn_master_get(m, s, &ms) || !(ms.flags & RN_MASTER_F_IN_USE))
 			continue;
+		memset(&out[n], 0, sizeof(out[n]));
 		memcpy(out[n].ifname, ms.ifname, RN_IFNAMSIZ);
 		out[n].ifname[RN_IFNAMSIZ - 1] = '\0';
 		out[n].in_map = true;
 		out[n].xdp = ms.xdp;
 		out[n].tc = ms.tc;
+		mc = rn_config_master(c, out[n].ifname);
+		out[n].xdp_mode = mc ? (int)mc->xdp_mode : RN_XDP_MODE_AUTO;
+		if (!rn_netdev_get(out[n].ifname, 0, &nd, NULL))
+			memcpy(out[n].kind, nd.kind, sizeof(out[n].kind));
 		n++;
 	}
 	return n;
@@ -101,7 +110,7 @@ int cmd_doctor(struct ctl *ctl, int argc, char **argv)
 	f.bpffs_mounted = bpffs_at(f.pin_dir);
 	f.maps_err = rn_maps_open(&maps, f.pin_dir, NULL);
 	if (!f.maps_err) {
-		f.n_attached = attached_masters(&maps, attached);
+		f.n_attached = attached_masters(&ctl->cfg, &maps, attached);
 		f.attached = attached;
 		rn_maps_close(&maps);
 		if (rn_pod_addrs_list(f.pin_dir, &pods, &f.n_pods, &e))

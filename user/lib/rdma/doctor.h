@@ -28,6 +28,8 @@ struct rn_doctor_master {
 	bool in_map;			/* has an in-use slot in the masters map */
 	int xdp;			/* enum rn_xdp_state */
 	int tc;				/* enum rn_tc_state */
+	int xdp_mode;			/* enum rn_xdp_mode the config asks for */
+	char kind[32];			/* "veth", ... ("" for a NIC) */
 };
 
 struct rn_doctor_facts {

@@ -46,6 +46,7 @@ void rn_check_datapath(const struct rn_doctor_facts *f, struct rn_check *c)
 	rn_check_set(c, RN_CHECK_PASS, "%s", "");
 	for (int i = 0; i < f->n_masters; i++) {
 		const struct rn_doctor_master *a = attached(f, f->masters[i]);
+		const char *xdp, *tc;
 
 		if (!a || !a->in_map) {
 			c->status = RN_CHECK_FAIL;
@@ -54,16 +55,29 @@ void rn_check_datapath(const struct rn_doctor_facts *f, struct rn_check *c)
 				     "netdev is retried every tick)", f->masters[i]);
 			continue;
 		}
-		if (a->tc == 0 || a->xdp == 0) {
+		xdp = xdp_names[a->xdp >= 0 && a->xdp < 3 ? a->xdp : 0];
+		tc = tc_names[a->tc >= 0 && a->tc < 3 ? a->tc : 0];
+		/* tc does the marking and, where XDP is off, the rx counting:
+		 * without it the master is not covered at all */
+		if (a->tc == 0 || (a->xdp == 0 && (a->xdp_mode == RN_XDP_MODE_NATIVE ||
+						   a->xdp_mode == RN_XDP_MODE_SKB))) {
 			c->status = RN_CHECK_FAIL;
-			rn_check_add(c, "%s: xdp %s, tc %s", a->ifname,
-				     xdp_names[a->xdp >= 0 && a->xdp < 3 ? a->xdp : 0],
-				     tc_names[a->tc >= 0 && a->tc < 3 ? a->tc : 0]);
+			rn_check_add(c, "%s: xdp %s, tc %s%s", a->ifname, xdp, tc,
+				     a->tc ? " (xdp_mode asks for XDP)" : "");
 			rn_check_fix(c, "see rdmanetd's log for the attach error on %s", a->ifname);
 			continue;
 		}
-		rn_check_add(c, "%s: xdp %s, tc %s", a->ifname, xdp_names[a->xdp < 3 ? a->xdp : 0],
-			     tc_names[a->tc < 3 ? a->tc : 0]);
+		if (a->xdp == 0 && a->xdp_mode == RN_XDP_MODE_AUTO && strcmp(a->kind, "veth")) {
+			/* counts stay right (tc ingress), at a higher cost per packet */
+			if (c->status == RN_CHECK_PASS)
+				c->status = RN_CHECK_WARN;
+			rn_check_add(c, "%s: XDP did not attach (see rdmanetd's log), rx counted by "
+				     "tc ingress; tc %s", a->ifname, tc);
+			continue;
+		}
+		rn_check_add(c, "%s: xdp %s%s, tc %s", a->ifname, xdp,
+			     a->xdp ? "" : a->xdp_mode == RN_XDP_MODE_OFF ? " (xdp_mode off)" :
+			     " (veth: rx counted by tc ingress)", tc);
 	}
 }
 
