@@ -124,8 +124,13 @@ int rn_stats_collect(const struct rn_maps *m, struct rn_stats *s, struct rn_erro
 
 static json_t *traffic_json(const struct rn_traffic *t)
 {
-	return json_pack("{s:I,s:I}", "packets", (json_int_t)t->packets,
-			 "bytes", (json_int_t)t->bytes);
+	/* direct calls: json_pack parses its format on every call, and this
+	 * runs ten times per pod */
+	json_t *o = json_object();
+
+	json_object_set_new_nocheck(o, "packets", json_integer((json_int_t)t->packets));
+	json_object_set_new_nocheck(o, "bytes", json_integer((json_int_t)t->bytes));
+	return o;
 }
 
 static json_t *classes_json(const struct rn_traffic t[RN_CLASS_MAX])
@@ -133,7 +138,7 @@ static json_t *classes_json(const struct rn_traffic t[RN_CLASS_MAX])
 	json_t *o = json_object();
 
 	for (int c = 0; c < RN_CLASS_MAX; c++)
-		json_object_set_new(o, rn_class_names[c], traffic_json(&t[c]));
+		json_object_set_new_nocheck(o, rn_class_names[c], traffic_json(&t[c]));
 	return o;
 }
 
@@ -191,11 +196,18 @@ static json_t *pod_json(const struct rn_pod_stats *ps)
 		json_object_set_new(viol, rn_violation_names[r],
 				    json_integer((json_int_t)c->violations[r]));
 	}
-	o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:o,s:o,s:o}",
-		      "namespace", ps->ent.meta.ns, "pod", ps->ent.meta.name,
-		      "container_id", ps->ent.meta.container_id, "ifname", ps->ent.meta.ifname,
-		      "master", ps->ent.master, "mac", mac, "ips", ips, "rx", rx, "tx", tx,
-		      "drops", drops, "policy_violations", viol);
+	o = json_object();
+	json_object_set_new(o, "namespace", json_string(ps->ent.meta.ns));
+	json_object_set_new(o, "pod", json_string(ps->ent.meta.name));
+	json_object_set_new(o, "container_id", json_string(ps->ent.meta.container_id));
+	json_object_set_new(o, "ifname", json_string(ps->ent.meta.ifname));
+	json_object_set_new(o, "master", json_string(ps->ent.master));
+	json_object_set_new_nocheck(o, "mac", json_string(mac));
+	json_object_set_new_nocheck(o, "ips", ips);
+	json_object_set_new_nocheck(o, "rx", rx);
+	json_object_set_new_nocheck(o, "tx", tx);
+	json_object_set_new_nocheck(o, "drops", drops);
+	json_object_set_new_nocheck(o, "policy_violations", viol);
 	json_object_set_new(o, "dscp", p->dscp_roce == RN_DSCP_INHERIT ? json_null()
 					: json_integer(p->dscp_roce));
 	json_object_set_new(o, "keyed_by", json_string(p->flags & RN_POD_F_IP_KEYED ? "ip" : "mac"));
