@@ -5,6 +5,7 @@
 #define RDMANET_BPF_COUNT_H
 
 #include "parse.h"
+#include <rdmanet/master.h>
 
 static __always_inline void rn_count(struct rn_traffic *t, __u32 segs, __u64 bytes)
 {
@@ -33,6 +34,18 @@ static __always_inline __u32 rn_xdp_segments(const struct rn_pkt *p, __u32 pkt_l
 		return 1;
 	mss = mtu - l34_hdr;
 	return (l3_len - l34_hdr + mss - 1) / mss;
+}
+
+/* cls is a negated enum rn_malformed. The barrier keeps the bound check
+ * and the index in one register: older verifiers (6.1, 6.12) lose the
+ * bound when clang checks cls and indexes with -cls. */
+static __always_inline void rn_count_malformed(struct rn_master_counters *mc, int cls)
+{
+	__u32 reason = (__u32)-cls;
+
+	barrier_var(reason);
+	if (reason < RN_MALFORMED_MAX)
+		mc->malformed[reason]++;
 }
 
 static __always_inline int rn_is_ce(const struct rn_pkt *p)

@@ -19,6 +19,7 @@ static __always_inline void rn_pod_rx(const struct rn_pkt *p, void *data_end, in
 	struct rn_traffic *t;
 	__u64 *ce;
 
+	barrier_var(cls);
 	if (cls < 0 || cls >= RN_CLASS_MAX)
 		return;
 	if (slot) {

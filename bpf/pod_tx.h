@@ -79,6 +79,7 @@ static __always_inline int rn_pod_tx(struct rn_pkt *p, void *data_end, int cls,
 	struct rn_pod_counters *pc = bpf_map_lookup_elem(&rn_pod_ctr_v1, &slot);
 	struct rn_pod *pod = bpf_map_lookup_elem(&rn_pod_info_v1, &slot);
 
+	barrier_var(cls);
 	if (!pc || !pod || cls < 0 || cls >= RN_CLASS_MAX)
 		return RN_TC_ACT_OK;
 	if (m->policy != RN_POLICY_OFF && !rn_source_owned(pod, p, data_end) &&

@@ -33,8 +33,7 @@ int rn_tc_egress(struct __sk_buff *skb)
 
 	cls = rn_parse(&p, data, data_end, len);
 	if (cls < 0) {
-		if (-cls < RN_MALFORMED_MAX)
-			mc->malformed[-cls]++;
+		rn_count_malformed(mc, cls);
 		return RN_TC_ACT_OK;
 	}
 	segs = skb->gso_segs ?: 1;

@@ -38,8 +38,8 @@ int rn_tc_ingress(struct __sk_buff *skb)
 	cls = rn_parse(&p, data, data_end, len);
 	if (cls < 0) {
 		/* XDP, where attached, has counted it already */
-		if (rx_here && -cls < RN_MALFORMED_MAX)
-			mc->malformed[-cls]++;
+		if (rx_here)
+			rn_count_malformed(mc, cls);
 		return RN_TC_ACT_OK;
 	}
 	segs = skb->gso_segs ?: 1;

@@ -43,8 +43,7 @@ int rn_xdp_rx(struct xdp_md *ctx)
 		}
 	}
 	if (cls < 0) {
-		if (-cls < RN_MALFORMED_MAX)
-			mc->malformed[-cls]++;
+		rn_count_malformed(mc, cls);
 		return XDP_PASS;
 	}
 	segs = rn_xdp_segments(&p, len, m->mtu);

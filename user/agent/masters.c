@@ -174,7 +174,7 @@ int rn_masters_reconcile(const struct rn_config *c, const struct rn_maps *m)
 	int n = c->n_masters, ok = 0;
 
 	if (n == 0) {
-		n = rn_discover_roce_netdevs("/sys", names, RN_MAX_MASTERS);
+		n = rn_discover_roce_netdevs_config(c, names, RN_MAX_MASTERS);
 		if (n < 0)
 			n = 0;
 		for (int i = 0; i < n; i++) {

@@ -14,7 +14,7 @@ static const struct ctl_cmd commands[] = {
 	{ "stats", cmd_stats, "stats [--pod NS/NAME] [--master IF] [-j]" },
 	{ "pod", cmd_pod, "pod add|del|show ..." },
 	{ "export", cmd_export, "export --textfile DIR" },
-	{ "dev", cmd_dev, "dev [-j]" },
+	{ "dev", cmd_dev, "dev [show] [DEV] [-s] [-j] | dev netns [shared|exclusive]" },
 	{ "gid", cmd_gid, "gid [DEV] [-j]" },
 	{ "env", cmd_env, "env [--netdev IF] [-j]" },
 	{ "doctor", cmd_doctor, "doctor [-j]" },
