@@ -19,11 +19,13 @@
 #   cni_netconf FILE VERSION NAME JSON   a network config: {cniVersion, name, type} + JSON
 #   cni_run CMD CONF CID IFNAME NETNS [CNI_ARGS]  exec the plugin: CNI_RC, $CNI_OUT, $CNI_ERR
 #   cni_ok / cni_code                exit status 0 / the error object's code
+#   cni_check_ok WHAT, cni_check_error CODE WHAT   TAP checks that show the answer on failure
 #   cni_in NAME CMD...               run in a pod (or "node", "fabric") netns
 #   cni_ctl ARGS...                  rdmanetctl on this run's config and pin dir
 #   cni_agent_start CONFIG / cni_agent_stop
 #   cni_held CID IFNAME              addresses the IPAM store holds for an attachment
 #   cni_registered CID IFNAME        1 if the data path has it, else 0
+#   cni_etcd_start DIR / cni_etcd_stop  a one-member etcd in the node netns
 #   cni_topo_down                    everything away (trap it)
 
 RN_BUILD=${RN_BUILD:-$(pwd)/build}
@@ -182,6 +184,7 @@ cni_agent_stop() {
 }
 
 cni_topo_down() {
+	cni_etcd_stop
 	cni_agent_stop
 	[ -d "$CNI_PIN" ] && cni_in node "$RN_BUILD/bin/rdmanetd" --pin-dir "$CNI_PIN" --uninstall -q
 	local ns
@@ -211,4 +214,50 @@ cni_wait_stopped() {
 		sleep 0.02
 	done
 	return 1
+}
+
+# TAP checks on the last cni_run that show the plugin's answer when they fail
+cni_check_ok() {
+	if cni_ok; then
+		tap_ok "$1"
+	else
+		tap_fail "$1: exit $CNI_RC: $(tr -s '\n ' ' ' <"$CNI_OUT") $(tail -n 3 "$CNI_ERR" | tr '\n' ' ')"
+	fi
+}
+cni_check_error() {
+	if cni_error_is "$1"; then
+		tap_ok "$2"
+	else
+		tap_fail "$2: exit $CNI_RC: $(tr -s '\n ' ' ' <"$CNI_OUT") $(tail -n 3 "$CNI_ERR" | tr '\n' ' ')"
+	fi
+}
+
+# A one-member etcd inside the node netns (the plugin runs there, so that is
+# where its store must be reachable): cni_etcd_start DIR, cni_etcd_stop.
+CNI_ETCD_PID=
+CNI_ETCD_URL=http://127.0.0.1:2379
+cni_etcd_start() {
+	mkdir -p "$1"
+	nsenter --net=/run/netns/"$CNI_NODE" etcd --name m1 --data-dir "$1/m1" \
+		--listen-client-urls "$CNI_ETCD_URL" --advertise-client-urls "$CNI_ETCD_URL" \
+		--listen-peer-urls http://127.0.0.1:2380 \
+		--initial-advertise-peer-urls http://127.0.0.1:2380 \
+		--initial-cluster m1=http://127.0.0.1:2380 --initial-cluster-state new \
+		--heartbeat-interval 50 --election-timeout 500 \
+		--logger zap --log-level warn --log-outputs stderr >>"$1/etcd.log" 2>&1 &
+	CNI_ETCD_PID=$!
+	for _ in $(seq 150); do
+		cni_in node curl -s --max-time 1 "$CNI_ETCD_URL/health" 2>/dev/null |
+			grep -q '"health":"true"' && return 0
+		kill -0 "$CNI_ETCD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "# etcd did not become healthy:" && tail -n 5 "$1/etcd.log" | sed 's/^/# /'
+	return 1
+}
+cni_etcd_stop() {
+	[ -n "$CNI_ETCD_PID" ] || return 0
+	kill -KILL "$CNI_ETCD_PID" 2>/dev/null
+	wait "$CNI_ETCD_PID" 2>/dev/null
+	CNI_ETCD_PID=
 }

@@ -39,7 +39,7 @@ for v in 0.4.0 1.0.0 1.1.0; do
 		"{\"master\": \"ra0\", \"ippools\": {\"ipv4\": [\"railA-v4\"], \"ipv6\": [\"railA-v6\"]},
 		  \"unknownByRdmanet\": {\"kept\": true}, $CHECKS}"
 	cni_run ADD "$CNI_TMP/$tag.json" "c-$tag" net1 "$ns"
-	check "$v ADD succeeds (unknown config fields are ignored)" cni_ok
+	cni_check_ok "$v ADD succeeds (unknown config fields are ignored)"
 	cp "$CNI_OUT" "$CNI_TMP/$tag.result"
 	r=$CNI_TMP/$tag.result
 	mac=$(ip -n "$CNI_PFX-$tag" -j link show net1 | jq -r '.[0].address')
@@ -84,9 +84,9 @@ for v in 0.4.0 1.0.0 1.1.0; do
 	check_eq "$v DEL: addresses released" "$(cni_held "c-$tag" net1)" ""
 	check "$v DEL: record gone" test ! -e "$CNI_STATE/rail-$tag/c-$tag:net1"
 	cni_run DEL "$CNI_TMP/$tag.prev.json" "c-$tag" net1 "$ns"
-	check "$v DEL again succeeds (idempotent)" cni_ok
+	cni_check_ok "$v DEL again succeeds (idempotent)"
 	cni_run CHECK "$CNI_TMP/$tag.prev.json" "c-$tag" net1 "$ns"
-	check "$v CHECK after DEL fails with 107" cni_error_is 107
+	cni_check_error 107 "$v CHECK after DEL fails with 107"
 done
 
 # --- a chained ADD passes prevResult through, unknown fields included -------------------
@@ -98,7 +98,7 @@ cni_netconf "$CNI_TMP/chain.json" 1.1.0 chain \
 	    \"ips\": [{\"address\": \"192.168.200.2/24\", \"interface\": 0}],
 	    \"dns\": {\"nameservers\": [\"192.168.200.53\"]}}}"
 cni_run ADD "$CNI_TMP/chain.json" c-chain net1 "$ns"
-check "chained ADD succeeds" cni_ok
+cni_check_ok "chained ADD succeeds"
 check_eq "chained ADD keeps prevResult's unknown field and dns" \
 	"$(jq -c '[.vendorField, .dns]' "$CNI_OUT")" '[{"x":1},{"nameservers":["192.168.200.53"]}]'
 check_eq "chained ADD appends net1 after eth0; its IP points at index 1" \
@@ -109,7 +109,7 @@ cni_run DEL "$CNI_TMP/chain.json" c-chain net1 "$ns"
 cni_netconf "$CNI_TMP/plain.json" 1.1.0 plain \
 	"{\"master\": \"ra0\", \"ippools\": {\"ipv4\": [\"railA-v4\"]}, $CHECKS}"
 cni_run ADD "$CNI_TMP/plain.json" c-dup eth0 "$ns"
-check "ADD of an existing ifname fails with 102" cni_error_is 102
+cni_check_error 102 "ADD of an existing ifname fails with 102"
 check_eq "  eth0 untouched" "$(ip -n "$CNI_PFX-chain" -j -4 addr show eth0 | jq -c '[.[0].addr_info[] | .local]')" \
 	'["192.168.200.2"]'
 check_eq "  nothing allocated for it" "$(cni_held c-dup eth0)" ""
@@ -121,17 +121,17 @@ cni_run ADD "$CNI_TMP/plain.json" c-gone net1 "$ns"
 held=$(cni_held c-gone net1)
 ip netns del "$CNI_PFX-gone"
 cni_run DEL "$CNI_TMP/plain.json" c-gone net1 ""
-check "DEL without CNI_NETNS (no prevResult) succeeds" cni_ok
+cni_check_ok "DEL without CNI_NETNS (no prevResult) succeeds"
 check "  it released what the attachment held ($held)" test -n "$held" -a -z "$(cni_held c-gone net1)"
 check "  and forgot the attachment" test ! -e "$CNI_STATE/plain/c-gone:net1"
 cni_run DEL "$CNI_TMP/plain.json" c-gone net1 /run/netns/"$CNI_PFX-gone"
-check "DEL naming a netns that no longer exists succeeds" cni_ok
+cni_check_ok "DEL naming a netns that no longer exists succeeds"
 
 # --- errors: the spec's error object with the right code ------------------------------
 ns=$(cni_pod_up err)
 e() { # e WHAT CODE CMD CONF CID IFNAME NETNS
 	cni_run "$3" "$4" "$5" "$6" "$7"
-	check "$1: code $2" cni_error_is "$2"
+	cni_check_error "$2" "$1: code $2"
 }
 e "no CNI_COMMAND" 4 "" "$CNI_TMP/plain.json" c1 net1 "$ns"
 check "  the message names CNI_COMMAND" grep -q CNI_COMMAND "$CNI_OUT"
@@ -174,7 +174,7 @@ e "master that does not exist" 101 ADD "$CNI_TMP/bad.json" c1 net1 "$ns"
 e "CHECK without prevResult" 7 CHECK "$CNI_TMP/plain.json" c1 net1 "$ns"
 cni_in node env -i CNI_COMMAND=GC "$CNI_BIN" <"$CNI_TMP/plain.json" >"$CNI_OUT" 2>/dev/null
 CNI_RC=$?
-check "GC without CNI_PATH: code 4" cni_error_is 4
+cni_check_error 4 "GC without CNI_PATH: code 4"
 out=$(cni_in node env -i CNI_COMMAND=ADD CNI_CONTAINERID=c1 CNI_IFNAME=net1 CNI_NETNS="$ns" \
 	"$CNI_BIN" <"$CNI_TMP/bad.json" 2>/dev/null)
 check "stdout holds exactly one JSON document" test "$(jq -s length <<<"$out")" = 1
@@ -185,23 +185,23 @@ check "STATUS: ready (0), nothing on stdout" test "$CNI_RC" = 0 -a ! -s "$CNI_OU
 check "STATUS: says on stderr that the data path is absent (degraded)" grep -q degraded "$CNI_ERR"
 jq '.master = "nope0"' "$CNI_TMP/plain.json" >"$CNI_TMP/bad.json"
 cni_run STATUS "$CNI_TMP/bad.json" "" "" ""
-check "STATUS with the master missing: 51" cni_error_is 51
+cni_check_error 51 "STATUS with the master missing: 51"
 ip -n "$CNI_NODE" link set rb0 down
 cni_netconf "$CNI_TMP/b.json" 1.1.0 b "{\"master\": \"rb0\", \"ippools\": {\"ipv4\": [\"railB-v4\"]}}"
 cni_run STATUS "$CNI_TMP/b.json" "" "" ""
-check "STATUS with the master down: 51" cni_error_is 51
+cni_check_error 51 "STATUS with the master down: 51"
 ip -n "$CNI_NODE" link set rb0 up
 cni_netconf "$CNI_TMP/tiny.json" 1.1.0 tiny "{\"ippools\": {\"ipv4\": [\"tiny\"]}, $CHECKS}"
 cni_run ADD "$CNI_TMP/tiny.json" c-tiny net1 "$ns"
-check "ADD with the master chosen from the pool's masters" cni_ok
+cni_check_ok "ADD with the master chosen from the pool's masters"
 check_eq "  it hangs off ra0" \
 	"$(ip -n "$CNI_PFX-err" -j -d link show net1 | jq -r '.[0].link_index')" \
 	"$(ip -n "$CNI_NODE" -j link show ra0 | jq -r '.[0].ifindex')"
 cni_run STATUS "$CNI_TMP/tiny.json" "" "" ""
-check "STATUS with every pool exhausted: 50" cni_error_is 50
+cni_check_error 50 "STATUS with every pool exhausted: 50"
 ns2=$(cni_pod_up err2)
 cni_run ADD "$CNI_TMP/tiny.json" c-tiny2 net1 "$ns2"
-check "ADD from an exhausted pool: 105" cni_error_is 105
+cni_check_error 105 "ADD from an exhausted pool: 105"
 check_eq "  nothing left in the pod" "$(cni_pod_leftovers err2)" ""
 cni_run DEL "$CNI_TMP/tiny.json" c-tiny net1 "$ns"
 
@@ -215,7 +215,7 @@ jq '. + {"cni.dev/valid-attachments": [{"containerID": "c-gc1", "ifname": "net1"
 				       {"containerID": "c-gc2", "ifname": "net1"}]}' \
 	"$CNI_TMP/plain.json" >"$CNI_TMP/gc.json"
 cni_run GC "$CNI_TMP/gc.json" "" "" ""
-check "GC (cni.dev/valid-attachments) succeeds" cni_ok
+cni_check_ok "GC (cni.dev/valid-attachments) succeeds"
 check_eq "  c-gc3 collected: link, rules, routes gone" "$(cni_pod_leftovers gc3)" ""
 check_eq "  c-gc3's addresses released" "$(cni_held c-gc3 net1)" ""
 check "  c-gc1 and c-gc2 kept" test -n "$(cni_held c-gc1 net1)" -a -n "$(cni_held c-gc2 net1)"
@@ -223,7 +223,7 @@ check "  the other network's attachment of c-gc1 kept" test -n "$(cni_held c-gc1
 jq '. + {"cni.dev/attachments": [{"containerID": "c-gc1", "ifname": "net1"}]}' \
 	"$CNI_TMP/plain.json" >"$CNI_TMP/gc.json"
 cni_run GC "$CNI_TMP/gc.json" "" "" ""
-check "GC (cni.dev/attachments, the pre-1.1 name) succeeds" cni_ok
+cni_check_ok "GC (cni.dev/attachments, the pre-1.1 name) succeeds"
 check "  c-gc2 collected, c-gc1 kept" test -z "$(cni_held c-gc2 net1)" -a -n "$(cni_held c-gc1 net1)"
 cni_run GC "$CNI_TMP/plain.json" "" "" ""
 check "GC without a valid list is refused (7), nothing collected" \

@@ -38,10 +38,10 @@ ref_run() {
 nsr=$(cni_pod_up ref)
 nsn=$(cni_pod_up rn)
 ref_run ADD "$CNI_TMP/ref.json" c-ref net1 "$nsr"
-check "reference macvlan + host-local ADD" cni_ok
+cni_check_ok "reference macvlan + host-local ADD"
 cp "$CNI_OUT" "$CNI_TMP/ref.result"
 cni_run ADD "$CNI_TMP/rn.json" c-rn net1 "$nsn"
-check "rdmanet ADD" cni_ok
+cni_check_ok "rdmanet ADD"
 cp "$CNI_OUT" "$CNI_TMP/rn.result"
 
 # the shape of a result: keys and value types, with the pod-specific values
@@ -80,22 +80,21 @@ done
 cni_with_prev "$CNI_TMP/ref.json" "$CNI_TMP/ref.result" "$CNI_TMP/ref.prev"
 cni_with_prev "$CNI_TMP/rn.json" "$CNI_TMP/rn.result" "$CNI_TMP/rn.prev"
 ref_run CHECK "$CNI_TMP/ref.prev" c-ref net1 "$nsr"
-check "reference CHECK" cni_ok
+cni_check_ok "reference CHECK"
 cni_run CHECK "$CNI_TMP/rn.prev" c-rn net1 "$nsn"
-check "rdmanet CHECK" cni_ok
+cni_check_ok "rdmanet CHECK"
 
 ref_run ADD "$CNI_TMP/ref.json" c-ref2 eth0 "$nsr"
 check "reference refuses an existing ifname with an error object" \
 	jq -e '.code and .msg' "$CNI_OUT"
 ref_code=$(cni_code)
 cni_run ADD "$CNI_TMP/rn.json" c-rn2 eth0 "$nsn"
-check "rdmanet refuses it too, with an error object (code 102; reference: $ref_code)" \
-	cni_error_is 102
+cni_check_error 102 "rdmanet refuses it too, with an error object (code 102; reference: $ref_code)"
 
 ref_run DEL "$CNI_TMP/ref.prev" c-ref net1 "$nsr"
-check "reference DEL" cni_ok
+cni_check_ok "reference DEL"
 cni_run DEL "$CNI_TMP/rn.prev" c-rn net1 "$nsn"
-check "rdmanet DEL" cni_ok
+cni_check_ok "rdmanet DEL"
 check_eq "both pods back to eth0 alone" \
 	"$(ip -n "$CNI_PFX-ref" -o link | wc -l) $(ip -n "$CNI_PFX-rn" -o link | wc -l)" "2 2"
 tap_done

@@ -33,10 +33,10 @@ cni_netconf "$CNI_TMP/rail2.json" 1.1.0 rail2 \
 ns=$(cni_pod_up p)
 default0=$(ip -n "$CNI_PFX-p" -j route show default)
 cni_run ADD "$CNI_TMP/rail1.json" c-p net1 "$ns" "K8S_POD_NAMESPACE=team;K8S_POD_NAME=trainer"
-check "ADD rail 1 (net1 on ra0, dual stack, conflict and gateway checks on)" cni_ok
+cni_check_ok "ADD rail 1 (net1 on ra0, dual stack, conflict and gateway checks on)"
 cp "$CNI_OUT" "$CNI_TMP/r1.result"
 cni_run ADD "$CNI_TMP/rail2.json" c-p net2 "$ns" "K8S_POD_NAMESPACE=team;K8S_POD_NAME=trainer"
-check "ADD rail 2 (net2 on rb0)" cni_ok
+cni_check_ok "ADD rail 2 (net2 on rb0)"
 cp "$CNI_OUT" "$CNI_TMP/r2.result"
 A=$(jq -r '.ips[0].address | sub("/.*"; "")' "$CNI_TMP/r1.result")
 A6=$(jq -r '.ips[1].address | sub("/.*"; "")' "$CNI_TMP/r1.result")
@@ -91,21 +91,21 @@ check "net1 received the echo replies of its pings (ra0 rx)" \
 cni_with_prev "$CNI_TMP/rail1.json" "$CNI_TMP/r1.result" "$CNI_TMP/r1.prev"
 cni_with_prev "$CNI_TMP/rail2.json" "$CNI_TMP/r2.result" "$CNI_TMP/r2.prev"
 cni_run CHECK "$CNI_TMP/r1.prev" c-p net1 "$ns"
-check "CHECK rail 1" cni_ok
+cni_check_ok "CHECK rail 1"
 cni_run CHECK "$CNI_TMP/r2.prev" c-p net2 "$ns"
-check "CHECK rail 2" cni_ok
+cni_check_ok "CHECK rail 2"
 cni_ctl pod del --container-id c-p --ifname net2
 cni_run CHECK "$CNI_TMP/r2.prev" c-p net2 "$ns"
-check "CHECK notices a lost registration (107)" cni_error_is 107
+cni_check_error 107 "CHECK notices a lost registration (107)"
 ip -n "$CNI_PFX-p" link set net1 down
 cni_run CHECK "$CNI_TMP/r1.prev" c-p net1 "$ns"
-check "CHECK notices a link that went down (107)" cni_error_is 107
+cni_check_error 107 "CHECK notices a link that went down (107)"
 ip -n "$CNI_PFX-p" link set net1 up
 
 cni_run DEL "$CNI_TMP/r1.prev" c-p net1 "$ns"
-check "DEL rail 1" cni_ok
+cni_check_ok "DEL rail 1"
 cni_run DEL "$CNI_TMP/r2.prev" c-p net2 "$ns"
-check "DEL rail 2" cni_ok
+cni_check_ok "DEL rail 2"
 check_eq "nothing of either rail left in the pod" "$(cni_pod_leftovers p)" ""
 check_eq "registrations gone" "$(cni_registered c-p net1)$(cni_registered c-p net2)" 00
 check_eq "addresses released" "$(cni_held c-p net1)$(cni_held c-p net2)" ""
@@ -118,7 +118,7 @@ cni_netconf "$CNI_TMP/dead.json" 1.1.0 dead \
 t0=$(date +%s%N)
 cni_run ADD "$CNI_TMP/dead.json" c-g net1 "$ns"
 t1=$(date +%s%N)
-check "ADD with a silent gateway fails with 104" cni_error_is 104
+cni_check_error 104 "ADD with a silent gateway fails with 104"
 check "  naming the gateway" grep -q '10.81.0.253' "$CNI_OUT"
 check_range "  after its timeout (ms)" $(( (t1 - t0) / 1000000 )) 300 3000
 check_eq "  nothing left in the pod" "$(cni_pod_leftovers g)" ""
@@ -126,7 +126,7 @@ check_eq "  nothing allocated, nothing registered, no record" \
 	"$(cni_held c-g net1)$(cni_registered c-g net1)$(ls "$CNI_STATE/dead" 2>/dev/null)" 0
 jq '.gatewayCheck = false' "$CNI_TMP/dead.json" >"$CNI_TMP/dead-nocheck.json"
 cni_run ADD "$CNI_TMP/dead-nocheck.json" c-g net1 "$ns"
-check "the same ADD with gatewayCheck off succeeds" cni_ok
+cni_check_ok "the same ADD with gatewayCheck off succeeds"
 cni_run DEL "$CNI_TMP/dead-nocheck.json" c-g net1 "$ns"
 
 # --- an address already in use on the wire ----------------------------------------
@@ -136,7 +136,7 @@ cni_netconf "$CNI_TMP/squat.json" 1.1.0 squat \
 	'{"master": "ra0", "ippools": {"ipv4": ["squat4"], "ipv6": ["squat6"]}, "gatewayCheck": false}'
 ns=$(cni_pod_up s)
 cni_run ADD "$CNI_TMP/squat.json" c-s net1 "$ns"
-check "ADD whose first address is taken succeeds" cni_ok
+cni_check_ok "ADD whose first address is taken succeeds"
 cni_ok || tap_diag "$(cat "$CNI_OUT" "$CNI_ERR")"
 check_eq "  with the next addresses, not the taken ones" \
 	"$(jq -c '[.ips[].address]' "$CNI_OUT")" '["10.81.0.61/24","fd81::61/64"]'
@@ -149,13 +149,13 @@ cni_netconf "$CNI_TMP/squat6.json" 1.1.0 squat6 \
 	'{"master": "ra0", "ippools": {"ipv6": ["squat6"]}, "gatewayCheck": false}'
 ns2=$(cni_pod_up s2)
 cni_run ADD "$CNI_TMP/squat4.json" c-s2 net1 "$ns2"
-check "IPv4: only the taken address left: ADD fails with 103" cni_error_is 103
+cni_check_error 103 "IPv4: only the taken address left: ADD fails with 103"
 check "  naming it" grep -q '10.81.0.60' "$CNI_OUT"
 cni_run ADD "$CNI_TMP/squat6.json" c-s2 net1 "$ns2"
-check "IPv6 (NDP): only the taken address left: ADD fails with 103" cni_error_is 103
+cni_check_error 103 "IPv6 (NDP): only the taken address left: ADD fails with 103"
 check "  naming it" grep -q 'fd81::60' "$CNI_OUT"
 check_eq "  nothing left behind by either" \
 	"$(cni_pod_leftovers s2)$(cni_held c-s2 net1)$(cni_registered c-s2 net1)" 0
 cni_run DEL "$CNI_TMP/squat.json" c-s net1 "$ns"
-check "DEL" cni_ok
+cni_check_ok "DEL"
 tap_done

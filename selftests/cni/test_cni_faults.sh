@@ -1,0 +1,148 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Fault injection, with rdmanetd running (so registrations can leak too):
+#  - kill -9 of the plugin at every step of ADD (it stops itself there with
+#    RDMANET_CNI_FAULT=stop@STEP), then DEL, then GC: no link, rule, route,
+#    address, allocation, registration or record is left; and the same with
+#    GC alone, as when a runtime lost track of the attachment;
+#  - the pod's netns deleted while ADD runs: code 3 and everything rolled back;
+#  - the IPAM store (a real etcd) unavailable: ADD answers 11 within the
+#    store's timeout and leaves nothing; DEL and STATUS say so; once etcd is
+#    back, DEL releases and ADD works.
+. "$RN_SRC/selftests/lib/tap.sh"
+. "$RN_SRC/selftests/cni/lib.sh"
+trap cni_topo_down EXIT
+
+[ -x "$CNI_BIN" ] || tap_skip_all "build/bin/rdmanet not built"
+cni_topo_up || tap_skip_all "cannot create network namespaces"
+cni_node_config "$CNI_CONFIG" monitor
+check "rdmanetd attaches to both rails" cni_agent_start "$CNI_CONFIG"
+cni_netconf "$CNI_TMP/net.json" 1.1.0 faults \
+	'{"master": "ra0", "ippools": {"ipv4": ["railA-v4"], "ipv6": ["railA-v6"]}}'
+# links of the node other than the pods' primary veths (h-*)
+node_links() { ip -n "$CNI_NODE" -o link | awk -F': ' '$2 !~ /^h-/' | wc -l; }
+node_links0=$(node_links)
+
+# clean CID IFNAME POD: nothing of the attachment anywhere
+clean() {
+	echo "$(cni_pod_leftovers "$3")|$(cni_held "$1" "$2")|$(cni_registered "$1" "$2")|$(ls "$CNI_STATE/faults" 2>/dev/null)|$(node_links)"
+}
+CLEAN="||0||$node_links0"
+
+# add_killed STEP CID POD: an ADD stopped at STEP, then killed with SIGKILL
+add_killed() {
+	local pid bg
+	RDMANET_CNI_FAULT=stop@$1 cni_run ADD "$CNI_TMP/net.json" "$2" net1 /run/netns/"$CNI_PFX-$3" &
+	bg=$!
+	# the plugin's pid: the process running our binary with this fault and container
+	for _ in $(seq 200); do
+		for p in $(pgrep -x rdmanet); do
+			grep -qz "RDMANET_CNI_FAULT=stop@$1" "/proc/$p/environ" 2>/dev/null &&
+				grep -qz "CNI_CONTAINERID=$2" "/proc/$p/environ" 2>/dev/null && pid=$p
+		done
+		[ -n "$pid" ] && break
+		sleep 0.02
+	done
+	if [ -z "$pid" ] || ! cni_wait_stopped "$pid"; then
+		wait "$bg"
+		return 1
+	fi
+	kill -9 "$pid"
+	wait "$bg"
+	return 0
+}
+
+STEPS="recorded allocated created up checked addressed routed registered"
+for step in $STEPS; do
+	cni_pod_up "k$step" >/dev/null
+	check "kill -9 at $step" add_killed "$step" "c-k$step" "k$step"
+	cni_run DEL "$CNI_TMP/net.json" "c-k$step" net1 /run/netns/"$CNI_PFX-k$step"
+	cni_check_ok "  DEL after it succeeds"
+	check_eq "  nothing left (pod|IPAM|registration|record|node links)" \
+		"$(clean "c-k$step" net1 "k$step")" "$CLEAN"
+done
+jq '. + {"cni.dev/valid-attachments": []}' "$CNI_TMP/net.json" >"$CNI_TMP/gc.json"
+cni_run GC "$CNI_TMP/gc.json" "" "" ""
+check "GC after those DELs succeeds and finds nothing to collect" \
+	test "$CNI_RC" = 0 -a "$(find "$CNI_STATE" -type f | wc -l)" = 0
+
+# the same kills, but the runtime never calls DEL: GC alone cleans up
+for step in $STEPS; do
+	cni_pod_up "g$step" >/dev/null
+	add_killed "$step" "c-g$step" "g$step"
+done
+cni_pod_up keep >/dev/null
+cni_run ADD "$CNI_TMP/net.json" c-keep net1 /run/netns/"$CNI_PFX-keep"
+jq '. + {"cni.dev/valid-attachments": [{"containerID": "c-keep", "ifname": "net1"}]}' \
+	"$CNI_TMP/net.json" >"$CNI_TMP/gc.json"
+cni_run GC "$CNI_TMP/gc.json" "" "" ""
+cni_check_ok "GC after kills at every step succeeds"
+for step in $STEPS; do
+	check_eq "  GC cleaned the ADD killed at $step" \
+		"$(clean "c-g$step" net1 "g$step" | cut -d'|' -f1-3)" "||0"
+done
+check_eq "  and kept the valid attachment (link, addresses, registration)" \
+	"$(ip -n "$CNI_PFX-keep" -o link show net1 | wc -l) $(cni_held c-keep net1 | tr , '\n' | wc -l) $(cni_registered c-keep net1)" \
+	"1 2 1"
+cni_run DEL "$CNI_TMP/net.json" c-keep net1 /run/netns/"$CNI_PFX-keep"
+
+# --- the netns vanishes while ADD runs ----------------------------------------------
+for step in created registered; do
+	cni_pod_up "v$step" >/dev/null
+	RDMANET_CNI_FAULT=stop@$step cni_run ADD "$CNI_TMP/net.json" "c-v$step" net1 \
+		/run/netns/"$CNI_PFX-v$step" &
+	bg=$!
+	pid=
+	for _ in $(seq 200); do
+		for p in $(pgrep -x rdmanet); do
+			grep -qz "CNI_CONTAINERID=c-v$step" "/proc/$p/environ" 2>/dev/null && pid=$p
+		done
+		[ -n "$pid" ] && break
+		sleep 0.02
+	done
+	cni_wait_stopped "$pid"
+	ip netns del "$CNI_PFX-v$step"
+	kill -CONT "$pid"
+	wait $bg
+	CNI_RC=$?
+	cni_check_error 3 "netns deleted during ADD (at $step): ADD fails with 3"
+	check_eq "  rolled back: no allocation, registration or record" \
+		"$(cni_held "c-v$step" net1)|$(cni_registered "c-v$step" net1)|$(ls "$CNI_STATE/faults" 2>/dev/null)" "|0|"
+done
+
+# --- the IPAM store is unavailable ----------------------------------------------------
+cni_etcd_start "$CNI_TMP/etcd" || tap_skip_all "etcd did not start"
+cni_agent_stop
+cni_node_config "$CNI_TMP/etcd.json" monitor "" \
+	"{ \"store\": \"etcd\", \"endpoints\": [\"$CNI_ETCD_URL\"], \"prefix\": \"/$CNI_PFX\", \"timeout_s\": 1 }"
+jq --arg cf "$CNI_TMP/etcd.json" '.configFile = $cf' "$CNI_TMP/net.json" >"$CNI_TMP/netetcd.json"
+ns1=$(cni_pod_up e1)
+ns2=$(cni_pod_up e2)
+cni_run ADD "$CNI_TMP/netetcd.json" c-e1 net1 "$ns1"
+cni_check_ok "ADD with the etcd store"
+cp "$CNI_OUT" "$CNI_TMP/e1.result"
+cni_etcd_stop
+t0=$(date +%s%N)
+cni_run ADD "$CNI_TMP/netetcd.json" c-e2 net1 "$ns2"
+t1=$(date +%s%N)
+cni_check_error 11 "etcd down: ADD fails with 11 (try again later)"
+check_range "  within the store's 1 s timeout (ms)" $(( (t1 - t0) / 1000000 )) 0 3000
+check_eq "  nothing left in the pod, no record" \
+	"$(cni_pod_leftovers e2)|$(ls "$CNI_STATE/faults/c-e2:net1" 2>/dev/null)" "|"
+cni_run DEL "$CNI_TMP/netetcd.json" c-e1 net1 "$ns1"
+cni_check_error 11 "etcd down: DEL fails with 11, so the runtime retries it"
+check "  and keeps the record until it can release" test -e "$CNI_STATE/faults/c-e1:net1"
+cni_run STATUS "$CNI_TMP/netetcd.json" "" "" ""
+cni_check_error 50 "etcd down: STATUS says 50"
+cni_etcd_start "$CNI_TMP/etcd"
+held_e2=$(CNI_CONFIG=$CNI_TMP/etcd.json cni_ctl -j ip show --container-id c-e2 --ifname net1)
+check_eq "etcd back: the failed ADD had written nothing for c-e2" \
+	"$(jq -c .allocations <<<"$held_e2")" "[]"
+cni_run DEL "$CNI_TMP/netetcd.json" c-e1 net1 "$ns1"
+cni_check_ok "etcd back: DEL succeeds"
+check_eq "  released in etcd, pod and records clean" \
+	"$(CNI_CONFIG=$CNI_TMP/etcd.json cni_held c-e1 net1)|$(cni_pod_leftovers e1)|$(ls "$CNI_STATE/faults")" "||"
+cni_run ADD "$CNI_TMP/netetcd.json" c-e2 net1 "$ns2"
+cni_check_ok "etcd back: ADD succeeds"
+cni_run DEL "$CNI_TMP/netetcd.json" c-e2 net1 "$ns2"
+tap_done
