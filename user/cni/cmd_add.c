@@ -262,16 +262,25 @@ static int avoid_conflicts(struct add *a)
 			a->att.addrs[which].pool, addr, mac);
 }
 
+/* ipvlan children share the master's MAC and the master hands a child only
+ * the frames for addresses the child already has: answers to probes for an
+ * address it does not have yet (or from 0.0.0.0) go to the master. So an
+ * ipvlan attachment probes through the master, in the host netns, while a
+ * macvlan one probes through its own link in the pod netns. */
 static int open_prober(struct add *a)
 {
+	bool on_master = a->r->conf.mode == CNI_MODE_IPVLAN;
+	const struct rn_netdev *m = &a->master;
 	struct rn_error e = { 0 };
 	int rc;
 
-	if (cni_netns_enter(&a->ns, &e))
+	if (!on_master && cni_netns_enter(&a->ns, &e))
 		return cni_fail_rn(&a->r->err, RN_CNI_ERR_INTERNAL, &e, "probes");
-	rc = cni_prober_open(&a->prober, a->att.ifindex, a->att.ifname, a->att.mac,
+	rc = cni_prober_open(&a->prober, on_master ? m->ifindex : a->att.ifindex,
+			     on_master ? m->ifname : a->att.ifname, on_master ? m->mac : a->att.mac,
 			     has_family(&a->att, AF_INET), has_family(&a->att, AF_INET6), &e);
-	cni_netns_leave(&a->ns);
+	if (!on_master)
+		cni_netns_leave(&a->ns);
 	if (rc)
 		return cni_fail_rn(&a->r->err, RN_CNI_ERR_INTERNAL, &e, "probes");
 	return 0;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* The checks ADD runs on the pod's link once it is up and before any
+/* The checks ADD runs once the pod's link is up and before any
  * address is configured: is an address we were given already in use on the
  * wire, does the pool's gateway answer. Then, once the addresses are on,
  * the announcements (gratuitous ARP, unsolicited NA). */

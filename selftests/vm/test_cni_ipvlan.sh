@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# The rdmanet CNI plugin in ipvlan mode (the host kernel has no ipvlan; the
+# Debian kernel in the VM does): one ADD/CHECK/DEL round on node-a's eth0,
+# driven as a runtime drives it, with rdmanetd's maps pinned. node-b is the
+# pool's gateway and the far end of the wire, so the gateway check gets a
+# real answer; the pod's traffic to it is counted for the pod by IP (ipvlan
+# children share the master's MAC, so the data path keys them by address).
+
+RN_PIN_VM=/sys/fs/bpf/rncni
+POD=cnipod
+
+node_a() {
+	local cni=$RN_BUILD/bin/rdmanet ctl="$RN_BUILD/bin/rdmanetctl -c /tmp/node.json"
+	local net=/tmp/net.json prev=/tmp/prev.json out=/tmp/out.json env mac ip
+	cat >/tmp/node.json <<JSON
+{ "node": "node-a", "masters": [ { "ifname": "eth0", "policy": "monitor" } ],
+  "textfile": { "dir": "/tmp/prom", "interval_s": 0 }, "bpf": { "pin_dir": "$RN_PIN_VM" },
+  "ipam": { "store": "sqlite", "path": "/tmp/ipam.db" },
+  "pools": [ { "name": "vm-v4", "subnet": "$VM_SUBNET", "ips": ["192.168.77.50-192.168.77.59"],
+               "gateway": "$VM_PEER_IP", "masters": ["eth0"] } ] }
+JSON
+	cat >$net <<JSON
+{ "cniVersion": "1.1.0", "name": "rail-vm", "type": "rdmanet", "mode": "ipvlan",
+  "master": "eth0", "ippools": { "ipv4": ["vm-v4"] },
+  "configFile": "/tmp/node.json", "stateDir": "/tmp/cni-state" }
+JSON
+	check "rdmanetd --once attaches to eth0 and pins its maps" \
+		"$RN_BUILD/bin/rdmanetd" --once --config /tmp/node.json
+	ip netns add "$POD"
+	ip -n "$POD" link set lo up
+	env=(CNI_CONTAINERID=c-vm CNI_IFNAME=net1 CNI_NETNS=/run/netns/$POD CNI_PATH=/opt/cni/bin
+	     "CNI_ARGS=IgnoreUnknown=1;K8S_POD_NAMESPACE=vm;K8S_POD_NAME=pod1")
+	env -i CNI_COMMAND=ADD "${env[@]}" "$cni" <$net >$out 2>/tmp/add.err
+	check_eq "ADD (ipvlan l2, conflict and gateway checks against node-b) exits 0" $? 0
+	sed 's/^/# /' /tmp/add.err
+	mac=$(ip -j link show eth0 | jq -r '.[0].address')
+	ip=$(jq -r '.ips[0].address' $out)
+	check_eq "result: net1 in the pod with eth0's MAC (ipvlan shares it)" \
+		"$(jq -c '[.interfaces[] | [.name, .mac, .sandbox]]' $out)" \
+		"[[\"net1\",\"$mac\",\"/run/netns/$POD\"]]"
+	check_eq "result: an address of the pool, its gateway node-b" \
+		"$(jq -r '.ips[0] | "\(.address) \(.gateway) \(.interface)"' $out)" "$ip $VM_PEER_IP 0"
+	check "  in 192.168.77.50-59" grep -qE '^192\.168\.77\.5[0-9]/24$' <<<"$ip"
+	check_eq "kernel: an ipvlan in l2 mode on eth0, up, with that address" \
+		"$(ip -n "$POD" -d -j addr show net1 | jq -c '.[0] | [.linkinfo.info_kind, .linkinfo.info_data.mode, (.flags | index("UP") != null), [.addr_info[] | select(.family == "inet") | "\(.local)/\(.prefixlen)"]]')" \
+		"[\"ipvlan\",\"l2\",true,[\"$ip\"]]"
+	check_eq "policy routing: rule from the address to table 100" \
+		"$(ip -n "$POD" -j rule show | jq -c --arg a "${ip%/*}" '[.[] | select(.src == $a) | .table]')" '["100"]'
+	check_eq "registered IP-keyed on eth0" \
+		"$($ctl -j pod show | jq -c '[.[] | select(.ifname == "net1") | [.master, .keyed_by, .ips]]')" \
+		"[[\"eth0\",\"ip\",[\"${ip%/*}\"]]]"
+	check "the pod reaches node-b through the ipvlan" \
+		ip netns exec "$POD" ping -q -c 2 -W 5 "$VM_PEER_IP"
+	ip netns exec "$POD" "$RN_BUILD/tools/rn_udpgen" --dst "$VM_PEER_IP" --count 100 --size 256
+	check_eq "the data path counted the pod's 100 RoCE packets by its IP" \
+		"$($ctl -j stats --pod vm/pod1 | jq '.pods[0].tx.roce.packets')" 100
+
+	jq --slurpfile r $out '. + {prevResult: $r[0]}' $net >$prev
+	env -i CNI_COMMAND=CHECK "${env[@]}" "$cni" <$prev >/tmp/check.out 2>&1
+	check_eq "CHECK exits 0 with nothing on stdout" "$?:$(cat /tmp/check.out)" "0:"
+	env -i CNI_COMMAND=DEL "${env[@]}" "$cni" <$prev >/tmp/del.out 2>&1
+	check_eq "DEL exits 0" "$?:$(cat /tmp/del.out)" "0:"
+	check_eq "net1 gone from the pod" "$(ip -n "$POD" -o link | grep -c net1)" 0
+	check_eq "registration gone" "$($ctl -j pod show | jq 'length')" 0
+	check_eq "address released" "$($ctl -j ip show --container-id c-vm --ifname net1 | jq '.allocations | length')" 0
+	env -i CNI_COMMAND=DEL "${env[@]}" "$cni" <$prev >/dev/null 2>&1
+	check_eq "DEL again exits 0" $? 0
+	vm_barrier cni-done 120
+}
+
+node_b() {
+	vm_barrier cni-done 180
+}
+
+guest_main() {
+	if [ "$VM_NODE" = node-a ]; then node_a; else node_b; fi
+}
+
+. "$(dirname "$0")/lib/main.sh"
+vm_main pair guest_main 240
+tap_done
