@@ -9,14 +9,11 @@
 static void set_msg(struct cni_err *err, int code, const char *cause, const char *fmt,
 		    va_list ap)
 {
-	char text[sizeof(err->msg)];
+	int n = vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 
-	vsnprintf(text, sizeof(text), fmt, ap);
+	if (cause && n >= 0 && (size_t)n < sizeof(err->msg))
+		snprintf(err->msg + n, sizeof(err->msg) - (size_t)n, ": %s", cause);
 	err->code = code;
-	if (cause)
-		snprintf(err->msg, sizeof(err->msg), "%s: %s", text, cause);
-	else
-		snprintf(err->msg, sizeof(err->msg), "%s", text);
 	err->details[0] = '\0';
 }
 
