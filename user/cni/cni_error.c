@@ -11,8 +11,16 @@ static void set_msg(struct cni_err *err, int code, const char *cause, const char
 {
 	int n = vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 
-	if (cause && n >= 0 && (size_t)n < sizeof(err->msg))
-		snprintf(err->msg + n, sizeof(err->msg) - (size_t)n, ": %s", cause);
+	/* ": cause" as far as it fits */
+	if (cause && n >= 0 && (size_t)n + 3 < sizeof(err->msg)) {
+		size_t off = (size_t)n, len;
+
+		memcpy(err->msg + off, ": ", 2);
+		off += 2;
+		len = strnlen(cause, sizeof(err->msg) - off - 1);
+		memcpy(err->msg + off, cause, len);
+		err->msg[off + len] = '\0';
+	}
 	err->code = code;
 	err->details[0] = '\0';
 }
