@@ -2,11 +2,13 @@
 #include "ipam/alloc_pick.h"
 #include "ipam/pool_set.h"
 
-/* The first free usable address in [lo, hi], if any. */
-static int first_free(const struct rn_pool *p, rn_u128 lo, rn_u128 hi, struct rn_alloc_iter *it,
-		      rn_u128 *out, struct rn_error *e)
+/* The (*skip + 1)-th free usable address in [lo, hi], if any; *skip counts
+ * down the free addresses passed over, *found keeps the last one. */
+static int nth_free(const struct rn_pool *p, rn_u128 lo, rn_u128 hi, unsigned int *skip,
+		    struct rn_alloc_iter *it, bool *found, rn_u128 *out, struct rn_error *e)
 {
-	rn_u128 cand, taken;
+	bool have_taken = false, at_end = false;
+	rn_u128 cand, taken = 0;
 	int r;
 
 	if (lo > hi || !rn_seg_next(p->segs, p->n_segs, lo, &cand) || cand > hi)
@@ -15,31 +17,42 @@ static int first_free(const struct rn_pool *p, rn_u128 lo, rn_u128 hi, struct rn
 	if (r < 0)
 		return r;
 	for (;;) {
-		r = it->next(it->ctx, &taken, e);
-		if (r < 0)
-			return r;
-		if (r == 0 || taken > cand)
-			break;
-		if (taken < cand)
-			continue;
-		/* cand is taken: the next usable address */
+		/* the smallest allocated address >= cand, if any */
+		while (!at_end && (!have_taken || taken < cand)) {
+			r = it->next(it->ctx, &taken, e);
+			if (r < 0)
+				return r;
+			have_taken = r == 1;
+			at_end = r == 0;
+		}
+		if (!have_taken || taken != cand) {
+			*found = true;
+			*out = cand;
+			if (*skip == 0)
+				return 1;
+			(*skip)--;
+		}
+		/* the next usable address */
 		if (cand == hi || !rn_seg_next(p->segs, p->n_segs, cand + 1, &cand) || cand > hi)
 			return 0;
 	}
-	*out = cand;
-	return 1;
 }
 
-int rn_alloc_pick(const struct rn_pool *p, bool has_cursor, rn_u128 cursor,
+int rn_alloc_pick(const struct rn_pool *p, bool has_cursor, rn_u128 cursor, unsigned int skip,
 		  struct rn_alloc_iter *it, rn_u128 *out, struct rn_error *e)
 {
 	rn_u128 first = p->segs[0].lo, last = p->segs[p->n_segs - 1].hi;
+	bool found = false;
 	int r;
 
-	if (!has_cursor || cursor >= last || cursor < first)
-		return first_free(p, first, last, it, out, e);
-	r = first_free(p, cursor + 1, last, it, out, e);
-	if (r)
+	if (!has_cursor || cursor >= last || cursor < first) {
+		r = nth_free(p, first, last, &skip, it, &found, out, e);
+	} else {
+		r = nth_free(p, cursor + 1, last, &skip, it, &found, out, e);
+		if (r == 0)
+			r = nth_free(p, first, cursor, &skip, it, &found, out, e);
+	}
+	if (r < 0)
 		return r;
-	return first_free(p, first, cursor, it, out, e);
+	return r == 1 || found;
 }

@@ -22,8 +22,11 @@ struct rn_alloc_iter {
 	void *ctx;
 };
 
-/* Returns 1 with *out set, 0 if the pool is full, or a negative error. */
-int rn_alloc_pick(const struct rn_pool *p, bool has_cursor, rn_u128 cursor,
+/* Returns 1 with *out set, 0 if the pool is full, or a negative error.
+ * skip > 0 passes over that many free addresses first (concurrent
+ * allocators spreading out after a lost race); if fewer are free, the last
+ * free one found is taken. */
+int rn_alloc_pick(const struct rn_pool *p, bool has_cursor, rn_u128 cursor, unsigned int skip,
 		  struct rn_alloc_iter *it, rn_u128 *out, struct rn_error *e);
 
 #endif

@@ -233,6 +233,14 @@ int rn_etcd_txn(struct rn_etcd *c, json_t *compare, json_t *success, json_t *fai
 		bool *succeeded, struct rn_etcd_range *results, size_t n_results,
 		struct rn_error *e)
 {
+	return rn_etcd_txn_rev(c, compare, success, failure, succeeded, results, n_results, NULL,
+			       e);
+}
+
+int rn_etcd_txn_rev(struct rn_etcd *c, json_t *compare, json_t *success, json_t *failure,
+		    bool *succeeded, struct rn_etcd_range *results, size_t n_results,
+		    long long *revision, struct rn_error *e)
+{
 	json_t *body = json_object(), *resp;
 	int err;
 
@@ -249,6 +257,8 @@ int rn_etcd_txn(struct rn_etcd *c, json_t *compare, json_t *success, json_t *fai
 	if (err)
 		return err;
 	err = rn_etcd_parse_txn(resp, succeeded, results, n_results, e);
+	if (revision)
+		*revision = rn_etcd_header_revision(resp);
 	json_decref(resp);
 	return err;
 }

@@ -56,6 +56,11 @@ int rn_etcd_get(struct rn_etcd *c, const char *key, const char *range_end, long 
 int rn_etcd_txn(struct rn_etcd *c, json_t *compare, json_t *success, json_t *failure,
 		bool *succeeded, struct rn_etcd_range *results, size_t n_results,
 		struct rn_error *e);
+/* The same, also giving the store revision of the answer (for a
+ * transaction that wrote: the revision its writes got). */
+int rn_etcd_txn_rev(struct rn_etcd *c, json_t *compare, json_t *success, json_t *failure,
+		    bool *succeeded, struct rn_etcd_range *results, size_t n_results,
+		    long long *revision, struct rn_error *e);
 void rn_etcd_range_free(struct rn_etcd_range *r);
 
 /* Compare and request ops for rn_etcd_txn. */
@@ -79,6 +84,8 @@ char *rn_etcd_prefix_end(const char *prefix);
 int rn_etcd_parse_range(json_t *resp, struct rn_etcd_range *out, struct rn_error *e);
 int rn_etcd_parse_txn(json_t *resp, bool *succeeded, struct rn_etcd_range *results,
 		      size_t n_results, struct rn_error *e);
+/* header.revision of an answer, 0 if absent or malformed. */
+long long rn_etcd_header_revision(json_t *resp);
 /* An error answer {"error", "code", "message"}: true if another endpoint
  * or a later try may succeed (unavailable, no leader, timeouts). */
 bool rn_etcd_error_is_transient(json_t *resp);

@@ -220,6 +220,13 @@ int rn_etcd_parse_txn(json_t *resp, bool *succeeded, struct rn_etcd_range *resul
 	return 0;
 }
 
+long long rn_etcd_header_revision(json_t *resp)
+{
+	long long rev;
+
+	return get_int64(json_object_get(resp, "header"), "revision", &rev) ? 0 : rev;
+}
+
 bool rn_etcd_error_is_transient(json_t *resp)
 {
 	static const char *const transient[] = { "leader", "timed out", "timeout",

@@ -13,6 +13,7 @@
 #include "ipam/alloc_pick.h"
 #include "ipam/etcd_client.h"
 #include "ipam/etcd_keys.h"
+#include "ipam/pool_set.h"
 #include "ipam/store.h"
 
 #define SCAN_PAGE	64	/* allocated keys read per step of a pick */
@@ -20,16 +21,65 @@
 #define TXN_OPS_MAX	120	/* etcd's default --max-txn-ops is 128 */
 #define OWNER_MAX	4	/* addresses an owner record may list (2 in practice) */
 
+/* What this handle last saw of a pool's allocation state: enough for the
+ * next allocation to go straight to its compare-and-swap (see
+ * et_allocate). Refreshed by every load of the pools, every allocation and
+ * every lost race; never trusted, only compared. */
+struct pool_cache {
+	char name[RN_POOL_NAME_MAX];
+	long long pool_mod;		/* mod_revision of the pool key */
+	bool has_cursor;
+	rn_u128 cursor;
+	long long cursor_mod;		/* 0: no cursor key yet */
+};
+
 struct etcd_store {
 	struct rn_store base;
 	struct rn_etcd *c;
 	const char *prefix;
 	unsigned int seed;
+	struct pool_cache *cache;
+	unsigned int n_cache;
+	bool contended;			/* the last allocation lost a race */
 };
 
 static struct etcd_store *to_et(struct rn_store *s)
 {
 	return (struct etcd_store *)s;
+}
+
+static struct pool_cache *cache_find(struct etcd_store *s, const char *pool)
+{
+	for (unsigned int i = 0; i < s->n_cache; i++)
+		if (!strcmp(s->cache[i].name, pool))
+			return &s->cache[i];
+	return NULL;
+}
+
+static struct pool_cache *cache_get(struct etcd_store *s, const char *pool)
+{
+	struct pool_cache *c = cache_find(s, pool), *grown;
+
+	if (c)
+		return c;
+	grown = realloc(s->cache, (s->n_cache + 1) * sizeof(*grown));
+	if (!grown)
+		return NULL;
+	s->cache = grown;
+	c = &s->cache[s->n_cache++];
+	memset(c, 0, sizeof(*c));
+	snprintf(c->name, sizeof(c->name), "%s", pool);
+	return c;
+}
+
+static void cache_cursor(struct pool_cache *c, const struct rn_etcd_kv *kv, int family)
+{
+	struct rn_addr a;
+
+	c->has_cursor = kv && kv->value && !rn_etcd_hex_addr(kv->value, kv->value_len, &a) &&
+			(family == 0 || a.family == family);
+	c->cursor = c->has_cursor ? rn_addr_to_u128(&a) : 0;
+	c->cursor_mod = kv ? kv->mod_revision : 0;
 }
 
 /* --- records ------------------------------------------------------------------- */
@@ -286,17 +336,56 @@ static int recs_to_infos(struct pool_rec *recs, int n, struct rn_ipam_pool_info 
 	return k;
 }
 
+/* The pools and their cursors in one read, filling the cache as well. */
 static int et_pools_load(struct rn_store *base, struct rn_ipam_pool_info **out,
 			 struct rn_error *e)
 {
 	struct etcd_store *s = to_et(base);
+	char pools[RN_ETCD_KEY_MAX], cursors[RN_ETCD_KEY_MAX], *pend, *cend;
+	struct rn_etcd_range res[2];
 	struct pool_rec *recs;
-	int n, k;
+	int n = 0, k, err;
+	bool ok;
 
 	rn_etcd_deadline(s->c);
-	n = load_pool_recs(s, &recs, NULL, e);
-	if (n < 0)
-		return n;
+	rn_etcd_key_pools(pools, s->prefix);
+	rn_etcd_key_cursor(cursors, s->prefix, "");
+	pend = rn_etcd_prefix_end(pools);
+	cend = rn_etcd_prefix_end(cursors);
+	err = !pend || !cend ? rn_fail(e, -ENOMEM, "etcd: out of memory") :
+		rn_etcd_txn(s->c, NULL, json_pack("[o, o]",
+						  rn_etcd_op_range(pools, pend, 0, false, false),
+						  rn_etcd_op_range(cursors, cend, 0, false, false)),
+			    NULL, &ok, res, 2, e);
+	free(pend);
+	free(cend);
+	if (err)
+		return err;
+	recs = calloc(res[0].n + 1, sizeof(*recs));
+	if (!recs)
+		err = rn_fail(e, -ENOMEM, "etcd: out of memory");
+	for (size_t i = 0; !err && i < res[0].n; i++, n++)
+		err = parse_pool_kv(&res[0].kvs[i], &recs[i], e);
+	for (int i = 0; !err && i < n; i++) {
+		struct pool_cache *c = cache_get(s, recs[i].pool.name);
+		char key[RN_ETCD_KEY_MAX];
+		const struct rn_etcd_kv *cur = NULL;
+
+		if (!c)
+			continue;
+		rn_etcd_key_cursor(key, s->prefix, recs[i].pool.name);
+		for (size_t j = 0; j < res[1].n && !cur; j++)
+			if (!strcmp(res[1].kvs[j].key, key))
+				cur = &res[1].kvs[j];
+		c->pool_mod = recs[i].mod_revision;
+		cache_cursor(c, cur, rn_pool_family(&recs[i].pool));
+	}
+	rn_etcd_range_free(&res[0]);
+	rn_etcd_range_free(&res[1]);
+	if (err) {
+		free_pool_recs(recs, n);
+		return err;
+	}
 	k = recs_to_infos(recs, n, out, e);
 	free_pool_recs(recs, n);
 	return k;
@@ -510,7 +599,9 @@ static int et_release_ip(struct rn_store *base, const char *pool, const struct r
 
 /* --- allocation --------------------------------------------------------------------- */
 
-/* Walks a pool's allocated address keys in order, a page at a time. */
+/* Walks a pool's allocated address keys in order, a page at a time. A page
+ * prefetched by a lost transaction (see allocate_once) is used first when
+ * it covers the position sought. */
 struct scan_ctx {
 	struct etcd_store *s;
 	const struct rn_pool *pool;
@@ -519,6 +610,9 @@ struct scan_ctx {
 	struct rn_etcd_range page;
 	size_t pos;
 	bool loaded;
+	struct rn_etcd_range *pre;	/* prefetched page, taken over on use */
+	rn_u128 pre_from;		/* the address it starts at */
+	bool guess;			/* read nothing: take the next usable address */
 };
 
 static int scan_seek(void *arg, rn_u128 from, struct rn_error *e)
@@ -532,6 +626,13 @@ static int scan_seek(void *arg, rn_u128 from, struct rn_error *e)
 	rn_etcd_key_ip(c->from, c->s->prefix, c->pool->name, &a);
 	c->pos = 0;
 	c->loaded = false;
+	if (c->pre && from >= c->pre_from) {
+		/* keys below `from` in it are skipped by the pick */
+		c->page = *c->pre;
+		memset(c->pre, 0, sizeof(*c->pre));
+		c->pre = NULL;
+		c->loaded = true;
+	}
 	return 0;
 }
 
@@ -542,10 +643,12 @@ static int scan_next(void *arg, rn_u128 *addr, struct rn_error *e)
 	struct rn_addr a;
 	int err;
 
+	if (c->guess)
+		return 0;
 	while (c->pos == c->page.n) {
 		if (c->loaded && !c->page.more)
 			return 0;
-		if (c->loaded)
+		if (c->loaded && c->page.n)
 			snprintf(c->from, sizeof(c->from), "%s\x01", c->page.kvs[c->page.n - 1].key);
 		rn_etcd_range_free(&c->page);
 		err = rn_etcd_get(c->s->c, c->from, c->end, SCAN_PAGE, true, false, &c->page, e);
@@ -567,54 +670,75 @@ static int scan_next(void *arg, rn_u128 *addr, struct rn_error *e)
 /* What one read of the plan's keys gives. */
 struct plan_state {
 	struct owner_rec owner;
+	bool owner_known;		/* read, not assumed absent */
 	unsigned int n_pools;
 	struct {
 		const struct rn_pool *want;	/* the plan's pool */
 		struct pool_rec rec;		/* as stored now */
 		bool has_cursor;
 		rn_u128 cursor;
+		long long cursor_mod;
+		struct rn_etcd_range pre;	/* allocated keys from pre_from on */
+		rn_u128 pre_from;
+		bool has_pre;
 	} p[2 * RN_IPAM_MAX_POOLS];
 };
 
 static void plan_state_free(struct plan_state *ps)
 {
-	for (unsigned int i = 0; i < ps->n_pools; i++)
+	for (unsigned int i = 0; i < ps->n_pools; i++) {
 		rn_pool_free(&ps->p[i].rec.pool);
+		rn_etcd_range_free(&ps->p[i].pre);
+	}
 }
 
-/* One read-only transaction: the owner record, and each planned pool's
- * definition and cursor. */
-static int read_plan(struct etcd_store *s, const struct rn_alloc_plan *plan,
-		     struct plan_state *ps, struct rn_error *e)
+/* The reads that make a plan_state: the owner record, and each planned
+ * pool's definition and cursor (1 + 2 n ops, in that order). */
+static json_t *plan_reads(struct etcd_store *s, const struct rn_alloc_plan *plan)
 {
-	struct rn_etcd_range res[1 + 4 * RN_IPAM_MAX_POOLS];
 	char key[RN_ETCD_KEY_MAX];
 	json_t *ops = json_array();
-	unsigned int n = 0;
-	bool ok;
-	int err;
 
-	memset(ps, 0, sizeof(*ps));
 	rn_etcd_key_owner(key, s->prefix, plan->container_id, plan->ifname);
 	json_array_append_new(ops, rn_etcd_op_range(key, NULL, 0, false, false));
 	for (unsigned int f = 0; f < plan->n_families; f++) {
 		for (unsigned int i = 0; i < plan->fam[f].n; i++) {
-			ps->p[n++].want = plan->fam[f].pools[i];
 			rn_etcd_key_pool(key, s->prefix, plan->fam[f].pools[i]->name);
 			json_array_append_new(ops, rn_etcd_op_range(key, NULL, 0, false, false));
 			rn_etcd_key_cursor(key, s->prefix, plan->fam[f].pools[i]->name);
 			json_array_append_new(ops, rn_etcd_op_range(key, NULL, 0, false, false));
 		}
 	}
+	return ops;
+}
+
+static unsigned int plan_pools(const struct rn_alloc_plan *plan)
+{
+	unsigned int n = 0;
+
+	for (unsigned int f = 0; f < plan->n_families; f++)
+		n += plan->fam[f].n;
+	return n;
+}
+
+static int parse_plan(struct etcd_store *s, const struct rn_alloc_plan *plan,
+		      struct rn_etcd_range *res, struct plan_state *ps, struct rn_error *e)
+{
+	unsigned int n = 0;
+	int err = 0;
+
+	memset(ps, 0, sizeof(*ps));
+	for (unsigned int f = 0; f < plan->n_families; f++)
+		for (unsigned int i = 0; i < plan->fam[f].n; i++)
+			ps->p[n++].want = plan->fam[f].pools[i];
 	ps->n_pools = n;
-	err = rn_etcd_txn(s->c, NULL, ops, NULL, &ok, res, 1 + 2 * n, e);
-	if (err)
-		return err;
 	if (res[0].n)
 		err = parse_owner(&res[0].kvs[0], plan->container_id, plan->ifname, &ps->owner, e);
 	for (unsigned int i = 0; !err && i < n; i++) {
 		struct rn_etcd_range *pr = &res[1 + 2 * i], *cr = &res[2 + 2 * i];
 		struct rn_addr c;
+
+		struct pool_cache *pc;
 
 		if (pr->n)
 			err = parse_pool_kv(&pr->kvs[0], &ps->p[i].rec, e);
@@ -624,11 +748,65 @@ static int read_plan(struct etcd_store *s, const struct rn_alloc_plan *plan,
 			ps->p[i].has_cursor = true;
 			ps->p[i].cursor = rn_addr_to_u128(&c);
 		}
+		ps->p[i].cursor_mod = cr->n ? cr->kvs[0].mod_revision : 0;
+		pc = err ? NULL : cache_get(s, ps->p[i].want->name);
+		if (pc) {
+			pc->pool_mod = ps->p[i].rec.exists ? ps->p[i].rec.mod_revision : 0;
+			cache_cursor(pc, cr->n ? &cr->kvs[0] : NULL, rn_pool_family(ps->p[i].want));
+		}
 	}
-	for (unsigned int i = 0; i < 1 + 2 * n; i++)
-		rn_etcd_range_free(&res[i]);
+	ps->owner_known = !err;
 	if (err)
 		plan_state_free(ps);
+	return err;
+}
+
+/* The state of a plan from the cache alone (no round trip), if every pool
+ * of the plan is cached. The owner is taken to hold nothing: the
+ * compare-and-swap checks that, and a lost race reads the truth. */
+static bool plan_from_cache(struct etcd_store *s, const struct rn_alloc_plan *plan,
+			    struct plan_state *ps)
+{
+	unsigned int n = 0;
+
+	memset(ps, 0, sizeof(*ps));
+	for (unsigned int f = 0; f < plan->n_families; f++) {
+		for (unsigned int i = 0; i < plan->fam[f].n; i++, n++) {
+			const struct rn_pool *want = plan->fam[f].pools[i];
+			struct pool_cache *c = cache_find(s, want->name);
+
+			ps->n_pools = n;
+			if (!c || !c->pool_mod || rn_pool_copy(&ps->p[n].rec.pool, want)) {
+				plan_state_free(ps);
+				return false;
+			}
+			ps->p[n].want = want;
+			ps->p[n].rec.exists = true;
+			ps->p[n].rec.mod_revision = c->pool_mod;
+			ps->p[n].has_cursor = c->has_cursor;
+			ps->p[n].cursor = c->cursor;
+			ps->p[n].cursor_mod = c->cursor_mod;
+		}
+	}
+	ps->n_pools = n;
+	return true;
+}
+
+static int read_plan(struct etcd_store *s, const struct rn_alloc_plan *plan,
+		     struct plan_state *ps, struct rn_error *e)
+{
+	struct rn_etcd_range res[1 + 2 * 2 * RN_IPAM_MAX_POOLS];
+	unsigned int n = 1 + 2 * plan_pools(plan);
+	bool ok;
+	int err;
+
+	memset(ps, 0, sizeof(*ps));
+	err = rn_etcd_txn(s->c, NULL, plan_reads(s, plan), NULL, &ok, res, n, e);
+	if (err)
+		return err;
+	err = parse_plan(s, plan, res, ps, e);
+	for (unsigned int i = 0; i < n; i++)
+		rn_etcd_range_free(&res[i]);
 	return err;
 }
 
@@ -648,23 +826,36 @@ static int pick_family(struct etcd_store *s, struct plan_state *ps, unsigned int
 		bool has_cursor = ps->p[i].has_cursor;
 		rn_u128 cursor = ps->p[i].cursor, pick;
 		char start[RN_ETCD_KEY_MAX];
+		unsigned int skip = 0;
 		char *end;
 		int r;
 
 		if (!ps->p[i].rec.exists || ps->p[i].rec.deleting)
 			continue;
-		if (lost && attempt > 0) {
+		if (lost && attempt > 0 && rn_seg_contains(p->segs, p->n_segs, *lost)) {
+			/* from the address another allocator took, pass over a
+			 * random few free ones: the others retry too */
+			if (!has_cursor || cursor < *lost)
+				cursor = *lost;
 			has_cursor = true;
-			cursor = *lost + (rn_u128)(rand_r(&s->seed) % (unsigned int)(2 * attempt + 1));
+			skip = rand_r(&s->seed) % (unsigned int)(attempt < 4 ? 4 * attempt : 16);
 		}
 		ctx.pool = p;
+		/* a first attempt from the cache: in round-robin the address
+		 * after the cursor is almost always free, and the
+		 * compare-and-swap finds out if not */
+		ctx.guess = !ps->owner_known && !ps->p[i].has_pre;
+		if (ps->p[i].has_pre) {
+			ctx.pre = &ps->p[i].pre;
+			ctx.pre_from = ps->p[i].pre_from;
+		}
 		rn_etcd_key_ips(start, s->prefix, p->name);
 		end = rn_etcd_prefix_end(start);
 		if (!end)
 			return rn_fail(e, -ENOMEM, "etcd: out of memory");
 		snprintf(ctx.end, sizeof(ctx.end), "%s", end);
 		free(end);
-		r = rn_alloc_pick(p, has_cursor, cursor, &it, &pick, e);
+		r = rn_alloc_pick(p, has_cursor, cursor, skip, &it, &pick, e);
 		rn_etcd_range_free(&ctx.page);
 		if (r < 0)
 			return r;
@@ -698,68 +889,35 @@ static void pause_us(unsigned int us)
 	nanosleep(&ts, NULL);
 }
 
-/* One attempt: 1 done, 0 lost a race (retry), or a negative error. */
-static int allocate_once(struct etcd_store *s, const struct rn_alloc_plan *plan,
-			 struct rn_ipam_allocation out[2], rn_u128 lost[2], bool have_lost[2],
-			 int attempt, struct rn_error *e)
+/* The compare-and-swap of one attempt. Its failure branch reads what the
+ * next attempt needs (the plan's keys again, and the allocated addresses
+ * from each lost pick on), so a lost race costs one round trip, not three.
+ * Returns 1 done, 0 lost (ps refreshed), or a negative error. */
+static int commit_picks(struct etcd_store *s, const struct rn_alloc_plan *plan,
+			struct plan_state *ps, struct rn_ipam_allocation out[2],
+			const int chosen[2], bool exact, struct rn_error *e)
 {
+	struct rn_etcd_range res[1 + 2 * 2 * RN_IPAM_MAX_POOLS + 2];
 	char okey[RN_ETCD_KEY_MAX], key[RN_ETCD_KEY_MAX], hex[33];
-	int64_t now = (int64_t)time(NULL);
-	struct plan_state ps;
-	json_t *cmp, *ops;
-	unsigned int first = 0;
-	int chosen[2] = { -1, -1 }, err;
-	bool ok, fresh = false;
+	unsigned int n_reads = 1 + 2 * plan_pools(plan), n_res = n_reads;
+	json_t *cmp, *ops, *fail = plan_reads(s, plan);
+	struct owner_rec next = ps->owner;
+	struct plan_state fresh;
+	long long revision = 0;
 	char *value;
+	bool ok;
+	int err;
 
-	err = read_plan(s, plan, &ps, e);
-	if (err)
-		return err;
-	for (unsigned int f = 0; f < plan->n_families; f++) {
-		const struct rn_alloc_family *fam = &plan->fam[f];
-		bool held = false;
-
-		for (unsigned int i = 0; i < ps.owner.n && !held; i++) {
-			if (ps.owner.a[i].addr.family != fam->family)
-				continue;
-			out[f] = ps.owner.a[i];
-			held = true;
-		}
-		if (!held) {
-			struct rn_addr addr;
-			int idx = pick_family(s, &ps, first, fam->n, have_lost[f] ? &lost[f] : NULL,
-					      attempt, &addr, e);
-
-			if (idx == -ENOSPC)
-				err = rn_fail(e, -ENOSPC, "ipam: no free %s address in pool%s %s",
-					      fam->family == AF_INET ? "IPv4" : "IPv6",
-					      fam->n > 1 ? "s" : "", fam->pools[0]->name);
-			else if (idx < 0)
-				err = idx;
-			if (err)
-				break;
-			chosen[f] = idx;
-			fill_alloc(&out[f], plan, ps.p[idx].rec.pool.name, &addr, now);
-			lost[f] = rn_addr_to_u128(&addr);
-			have_lost[f] = true;
-			fresh = true;
-		}
-		first += fam->n;
-	}
-	if (err || !fresh) {
-		plan_state_free(&ps);
-		return err ? err : 1;	/* everything was held already: idempotent */
-	}
-	/* the owner record after this allocation */
 	for (unsigned int f = 0; f < plan->n_families; f++)
-		if (chosen[f] >= 0 && ps.owner.n < OWNER_MAX)
-			ps.owner.a[ps.owner.n++] = out[f];
+		if (chosen[f] >= 0 && next.n < OWNER_MAX)
+			next.a[next.n++] = out[f];
 	rn_etcd_key_owner(okey, s->prefix, plan->container_id, plan->ifname);
-	cmp = json_pack("[o]", owner_compare(okey, &ps.owner));
-	value = owner_value(&ps.owner);
+	cmp = json_pack("[o]", owner_compare(okey, &ps->owner));
+	value = owner_value(&next);
 	ops = json_pack("[o]", rn_etcd_op_put(okey, value));
 	free(value);
 	for (unsigned int f = 0; f < plan->n_families; f++) {
+		char ips[RN_ETCD_KEY_MAX], *end;
 		int i = chosen[f];
 
 		if (i < 0)
@@ -769,18 +927,124 @@ static int allocate_once(struct etcd_store *s, const struct rn_alloc_plan *plan,
 		value = ip_value(&out[f]);
 		json_array_append_new(ops, rn_etcd_op_put(key, value));
 		free(value);
+		rn_etcd_key_ips(ips, s->prefix, out[f].pool);
+		end = rn_etcd_prefix_end(ips);
+		json_array_append_new(fail, rn_etcd_op_range(key, end, SCAN_PAGE, true, false));
+		free(end);
+		n_res++;
 		/* the pool definition the pick used is still the stored one */
 		rn_etcd_key_pool(key, s->prefix, out[f].pool);
-		json_array_append_new(cmp, rn_etcd_cmp_mod(key, ps.p[i].rec.mod_revision));
+		json_array_append_new(cmp, rn_etcd_cmp_mod(key, ps->p[i].rec.mod_revision));
 		rn_etcd_key_cursor(key, s->prefix, out[f].pool);
+		/* exact round-robin: nobody allocated from the pool since we
+		 * read its cursor (only on a first attempt: under contention
+		 * comparing one key per pool would serialise every allocator) */
+		if (exact)
+			json_array_append_new(cmp, rn_etcd_cmp_mod(key, ps->p[i].cursor_mod));
 		rn_etcd_addr_hex(&out[f].addr, hex);
 		json_array_append_new(ops, rn_etcd_op_put(key, hex));
 	}
-	plan_state_free(&ps);
-	err = rn_etcd_txn(s->c, cmp, ops, NULL, &ok, NULL, 0, e);
+	err = rn_etcd_txn_rev(s->c, cmp, ops, fail, &ok, res, n_res, &revision, e);
+	if (err || ok) {
+		for (unsigned int i = 0; i < n_res; i++)
+			rn_etcd_range_free(&res[i]);
+		for (unsigned int f = 0; !err && f < plan->n_families; f++) {
+			struct pool_cache *pc = chosen[f] < 0 ? NULL : cache_get(s, out[f].pool);
+
+			if (!pc)
+				continue;
+			pc->has_cursor = true;
+			pc->cursor = rn_addr_to_u128(&out[f].addr);
+			pc->cursor_mod = revision;
+		}
+		return err ? err : 1;
+	}
+	err = parse_plan(s, plan, res, &fresh, e);
+	for (unsigned int f = 0, k = n_reads; !err && f < plan->n_families; f++) {
+		int i = chosen[f];
+
+		if (i < 0)
+			continue;
+		fresh.p[i].pre = res[k];
+		memset(&res[k++], 0, sizeof(res[0]));
+		fresh.p[i].pre_from = rn_addr_to_u128(&out[f].addr);
+		fresh.p[i].has_pre = true;
+	}
+	for (unsigned int i = 0; i < n_res; i++)
+		rn_etcd_range_free(&res[i]);
 	if (err)
 		return err;
-	return ok ? 1 : 0;
+	plan_state_free(ps);
+	*ps = fresh;
+	return 0;
+}
+
+/* One attempt on the state in ps: 1 done, 0 lost a race (ps refreshed for
+ * the next attempt), or a negative error. */
+static int allocate_once(struct etcd_store *s, const struct rn_alloc_plan *plan,
+			 struct plan_state *ps, struct rn_ipam_allocation out[2],
+			 rn_u128 lost[2], bool have_lost[2], int attempt, bool exact,
+			 struct rn_error *e)
+{
+	int64_t now = (int64_t)time(NULL);
+	unsigned int first = 0;
+	int chosen[2] = { -1, -1 }, err = 0;
+	long long seen[2];
+	bool fresh = false;
+
+	for (unsigned int f = 0; f < plan->n_families; f++) {
+		const struct rn_alloc_family *fam = &plan->fam[f];
+		bool held = false;
+
+		for (unsigned int i = 0; i < ps->owner.n && !held; i++) {
+			if (ps->owner.a[i].addr.family != fam->family)
+				continue;
+			out[f] = ps->owner.a[i];
+			held = true;
+		}
+		if (!held) {
+			struct rn_addr addr;
+			int idx = pick_family(s, ps, first, fam->n, have_lost[f] ? &lost[f] : NULL,
+					      attempt, &addr, e);
+
+			if (idx == -ENOSPC)
+				err = rn_fail(e, -ENOSPC, "ipam: no free %s address in pool%s %s",
+					      fam->family == AF_INET ? "IPv4" : "IPv6",
+					      fam->n > 1 ? "s" : "", fam->pools[0]->name);
+			else if (idx < 0)
+				err = idx;
+			if (err)
+				return err;
+			chosen[f] = idx;
+			fill_alloc(&out[f], plan, ps->p[idx].rec.pool.name, &addr, now);
+			lost[f] = rn_addr_to_u128(&addr);
+			fresh = true;
+		}
+		first += fam->n;
+	}
+	if (!fresh)
+		return 1;	/* everything was held already: idempotent */
+	for (unsigned int f = 0; f < plan->n_families; f++)
+		seen[f] = chosen[f] < 0 ? 0 : ps->p[chosen[f]].cursor_mod;
+	err = commit_picks(s, plan, ps, out, chosen, exact, e);
+	/* spread out only where another allocator took the address we picked
+	 * after we last saw the pool's cursor: not when the race was over the
+	 * owner or the cursor, nor when our view was merely old */
+	for (unsigned int f = 0; err == 0 && f < plan->n_families; f++) {
+		const struct rn_etcd_range *pre;
+		char pool[RN_POOL_NAME_MAX];
+		struct rn_addr first_taken;
+
+		if (chosen[f] < 0)
+			continue;
+		pre = &ps->p[chosen[f]].pre;
+		have_lost[f] = pre->n &&
+			       !rn_etcd_parse_ip_key(pre->kvs[0].key, s->prefix, pool, sizeof(pool),
+						     &first_taken) &&
+			       rn_addr_to_u128(&first_taken) == lost[f] &&
+			       pre->kvs[0].create_revision > seen[f];
+	}
+	return err;
 }
 
 static int et_allocate(struct rn_store *base, const struct rn_alloc_plan *plan,
@@ -789,18 +1053,40 @@ static int et_allocate(struct rn_store *base, const struct rn_alloc_plan *plan,
 	struct etcd_store *s = to_et(base);
 	bool have_lost[2] = { false, false };
 	rn_u128 lost[2] = { 0, 0 };
+	struct plan_state ps;
+	int r = 0, attempt;
 
 	rn_etcd_deadline(s->c);
-	for (int attempt = 0; !rn_etcd_expired(s->c); attempt++) {
-		int r = allocate_once(s, plan, out, lost, have_lost, attempt, e);
-
-		if (r < 0)
+	/* from what this handle knows, the first attempt is the
+	 * compare-and-swap alone; a wrong guess costs that round trip and
+	 * brings the truth back with it */
+	if (!plan_from_cache(s, plan, &ps)) {
+		r = read_plan(s, plan, &ps, e);
+		if (r)
 			return r;
-		if (r == 1)
-			return 0;
-		/* lost a race: a short random pause breaks lockstep */
-		pause_us(rand_r(&s->seed) % (200u * (unsigned int)(attempt < 10 ? attempt + 1 : 10)));
 	}
+	for (attempt = 0; !rn_etcd_expired(s->c); attempt++) {
+		r = allocate_once(s, plan, &ps, out, lost, have_lost, attempt,
+				  attempt == 0 && !s->contended, e);
+		if (r == -ENOSPC && !ps.owner_known) {
+			/* full by the cache: but the owner may hold an address */
+			plan_state_free(&ps);
+			r = read_plan(s, plan, &ps, e);
+			if (r)
+				return r;
+			r = allocate_once(s, plan, &ps, out, lost, have_lost, attempt, true, e);
+		}
+		if (r != 0)
+			break;
+		/* lost a race: a short random pause breaks lockstep */
+		pause_us(rand_r(&s->seed) % (100u * (unsigned int)(attempt < 10 ? attempt + 1 : 10)));
+	}
+	s->contended = attempt > 1 || (attempt == 1 && ps.owner.n == 0);
+	plan_state_free(&ps);
+	if (r == 1)
+		return 0;
+	if (r < 0)
+		return r;
 	return rn_fail(e, -EAGAIN, "ipam: etcd: allocation for %s/%s did not settle within %u s "
 		       "(contention): try again later", plan->container_id, plan->ifname,
 		       s->base.settings->timeout_ms / 1000);
@@ -1141,6 +1427,7 @@ static void et_close(struct rn_store *base)
 	if (!s)
 		return;
 	rn_etcd_close(s->c);
+	free(s->cache);
 	free(s);
 }
 

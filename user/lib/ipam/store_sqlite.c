@@ -553,7 +553,7 @@ static int allocate_family(struct sqlite_store *s, const struct rn_alloc_plan *p
 		if (r == 0)
 			continue;	/* deleted meanwhile: the next pool */
 		ctx.pool = &now;
-		r = rn_alloc_pick(&now, has_cursor, cursor, &it, &pick, e);
+		r = rn_alloc_pick(&now, has_cursor, cursor, 0, &it, &pick, e);
 		if (ctx.st)
 			sqlite3_reset(ctx.st);
 		if (r == 1) {
