@@ -51,22 +51,7 @@ else
 fi
 
 # --- 8 concurrent processes, 2,000 allocations ------------------------------
-start=$(($(date +%s%3N) + 500))
-pids=()
-for i in $(seq 0 7); do
-	"$STRESS" -c "$DIR/config.json" -p conc -n 250 -i "p$i" -s "$start" -r "$DIR/conc.report" \
-		>"$DIR/p$i.json" 2>"$DIR/p$i.err" &
-	pids+=($!)
-done
-fails=0
-for p in "${pids[@]}"; do wait "$p" || fails=$((fails + 1)); done
-check_eq "8 concurrent allocators all finished without error" "$fails" 0
-[ "$fails" = 0 ] || cat "$DIR"/p*.err | head -5 | sed 's/^/# /'
-check_eq "2000 allocations reported" "$(wc -l <"$DIR/conc.report")" 2000
-check_eq "2000 distinct addresses reported" \
-	"$(awk '{print $3}' "$DIR/conc.report" | sort -u | wc -l)" 2000
-ipam_verify "concurrent" "$DIR/config.json" conc "$DIR/conc.report" 2000
-tap_diag "per-process seconds: $(jq -s -r 'map(.alloc_s | tostring | .[0:5]) | join(" ")' "$DIR"/p*.json)"
+ipam_concurrent "concurrent" "$DIR/config.json" conc "$DIR" 8 250
 
 # --- kill -9 at random moments (own prefix: gc is store-wide) -----------------
 ipam_crash "etcd crash" "$DIR/crash.json" crash "$DIR" 8 200 1500

@@ -21,12 +21,15 @@ ETCD_TLS_DIR=
 ETCD_CLUSTER=
 ETCD_TOKEN=
 
-# A port nothing listens on and that we have not handed out yet.
+# A port nothing uses and that we have not handed out yet, below the
+# kernel's ephemeral range (outgoing connections take ports there too).
 etcd_free_port() {
-	local p used
-	used=$(ss -ltnH 2>/dev/null | awk '{print $4}' | sed 's/.*://')
+	local p used lo
+	read -r lo _ </proc/sys/net/ipv4/ip_local_port_range
+	[ "${lo:-0}" -gt 12000 ] || lo=32768
+	used=$(ss -tanH 2>/dev/null | awk '{print $4}' | sed 's/.*://')
 	while :; do
-		p=$((20000 + RANDOM % 40000))
+		p=$((10000 + RANDOM % (lo - 10000)))
 		grep -qx "$p" <<<"$used" && continue
 		[[ " ${ETCD_CLIENT_PORTS[*]} ${ETCD_PEER_PORTS[*]} " == *" $p "* ]] && continue
 		echo "$p"
@@ -56,7 +59,19 @@ etcd_member_start() {
 	ETCD_PIDS[$idx]=$!
 }
 
+# Starts the cluster; a member that dies at once (a port taken between our
+# choice and its bind) makes it start again on other ports.
 etcd_cluster_start() {
+	local try
+	for try in 1 2 3; do
+		etcd_cluster_start_once "$@" && return 0
+		etcd_cluster_stop
+		rm -rf "$1"
+	done
+	return 1
+}
+
+etcd_cluster_start_once() {
 	local dir=$1 n=$2 i scheme urls=() json=()
 	ETCD_DIR=$dir
 	ETCD_TLS_DIR=${3:-}
@@ -76,6 +91,10 @@ etcd_cluster_start() {
 	ETCD_ENDPOINTS_JSON=$(IFS=,; echo "${json[*]}")
 	for ((i = 1; i <= n; i++)); do
 		etcd_member_start "$i"
+	done
+	sleep 0.5
+	for i in "${ETCD_PIDS[@]}"; do
+		kill -0 "$i" 2>/dev/null || return 1
 	done
 	etcd_wait_healthy 30
 }

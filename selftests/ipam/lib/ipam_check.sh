@@ -77,3 +77,28 @@ ipam_crash() {
 		"$CTL" -c "$cfg" pool gc --valid "$dir/valid.json"
 	ipam_verify "$what: after gc" "$cfg" "$pool" "$dir/crash.report" "$(wc -l <"$dir/crash.report")"
 }
+
+# ipam_concurrent WHAT CONFIG POOL DIR PROCS COUNT
+# PROCS allocators start together and allocate COUNT addresses each; all
+# must finish without error, every reported address must be distinct, and
+# the store must hold exactly what they reported.
+ipam_concurrent() {
+	local what=$1 cfg=$2 pool=$3 dir=$4 procs=$5 count=$6 i p start pids=() fails=0
+	local total=$((procs * count))
+	start=$(($(date +%s%3N) + 500))
+	: >"$dir/$pool.report"
+	for ((i = 0; i < procs; i++)); do
+		"$RN_BUILD/tools/ipam_stress" -c "$cfg" -p "$pool" -n "$count" -i "p$i" -s "$start" \
+			-r "$dir/$pool.report" >"$dir/$pool-p$i.json" 2>"$dir/$pool-p$i.err" &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p" || fails=$((fails + 1)); done
+	check_eq "$what: $procs allocators all finished without error" "$fails" 0
+	[ "$fails" = 0 ] || cat "$dir/$pool"-p*.err | head -5 | sed 's/^/# /'
+	check_eq "$what: $total allocations reported" "$(wc -l <"$dir/$pool.report")" "$total"
+	check_eq "$what: $total distinct addresses reported" \
+		"$(awk '{print $3}' "$dir/$pool.report" | sort -u | wc -l)" "$total"
+	ipam_verify "$what" "$cfg" "$pool" "$dir/$pool.report" "$total"
+	tap_diag "$what: per-process seconds: $(jq -s -r 'map(.alloc_s | tostring | .[0:5]) |
+		join(" ")' "$dir/$pool"-p*.json)"
+}

@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <curl/curl.h>
-
+#include "ipam/curl_lazy.h"
 #include "ipam/etcd_client.h"
 #include "ipam/store.h"
 
@@ -17,6 +16,7 @@
 
 struct rn_etcd {
 	const struct rn_ipam_settings *st;
+	const struct rn_curl_api *api;
 	CURL *curl;
 	struct curl_slist *headers;
 	unsigned int current;		/* endpoint that answered last */
@@ -56,38 +56,36 @@ static size_t on_data(char *data, size_t size, size_t n, void *arg)
 
 int rn_etcd_open(struct rn_etcd **out, const struct rn_ipam_settings *st, struct rn_error *e)
 {
-	static bool curl_ready;
+	const struct rn_curl_api *api = rn_curl(e);
 	struct rn_etcd *c;
 
 	*out = NULL;
-	if (!curl_ready) {
-		if (curl_global_init(CURL_GLOBAL_DEFAULT))
-			return rn_fail(e, -EIO, "etcd: libcurl initialisation failed");
-		curl_ready = true;
-	}
+	if (!api)
+		return e ? e->code : -ENOENT;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return rn_fail(e, -ENOMEM, "etcd: out of memory");
 	c->st = st;
-	c->curl = curl_easy_init();
+	c->api = api;
+	c->curl = api->easy_init();
 	/* "Expect: 100-continue" on larger bodies would cost a round trip */
-	c->headers = curl_slist_append(NULL, "Content-Type: application/json");
-	c->headers = curl_slist_append(c->headers, "Expect:");
+	c->headers = api->slist_append(NULL, "Content-Type: application/json");
+	c->headers = api->slist_append(c->headers, "Expect:");
 	if (!c->curl || !c->headers) {
 		rn_etcd_close(c);
 		return rn_fail(e, -ENOMEM, "etcd: out of memory");
 	}
-	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, c->headers);
-	curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, c);
-	curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c->curl, CURLOPT_TCP_NODELAY, 1L);
-	curl_easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	api->easy_setopt(c->curl, CURLOPT_HTTPHEADER, c->headers);
+	api->easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_data);
+	api->easy_setopt(c->curl, CURLOPT_WRITEDATA, c);
+	api->easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
+	api->easy_setopt(c->curl, CURLOPT_TCP_NODELAY, 1L);
+	api->easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "http,https");
 	if (st->tls.ca_file[0])
-		curl_easy_setopt(c->curl, CURLOPT_CAINFO, st->tls.ca_file);
+		api->easy_setopt(c->curl, CURLOPT_CAINFO, st->tls.ca_file);
 	if (st->tls.cert_file[0]) {
-		curl_easy_setopt(c->curl, CURLOPT_SSLCERT, st->tls.cert_file);
-		curl_easy_setopt(c->curl, CURLOPT_SSLKEY, st->tls.key_file);
+		api->easy_setopt(c->curl, CURLOPT_SSLCERT, st->tls.cert_file);
+		api->easy_setopt(c->curl, CURLOPT_SSLKEY, st->tls.key_file);
 	}
 	c->current = (unsigned int)rand() % (st->n_endpoints ? st->n_endpoints : 1);
 	rn_etcd_deadline(c);
@@ -99,8 +97,9 @@ void rn_etcd_close(struct rn_etcd *c)
 {
 	if (!c)
 		return;
-	curl_easy_cleanup(c->curl);
-	curl_slist_free_all(c->headers);
+	if (c->curl)
+		c->api->easy_cleanup(c->curl);
+	c->api->slist_free_all(c->headers);
 	free(c->buf);
 	free(c);
 }
@@ -128,26 +127,27 @@ static int try_endpoint(struct rn_etcd *c, unsigned int idx, const char *path, c
 	json_t *v;
 
 	snprintf(url, sizeof(url), "%s/v3/%s", ep, path);
-	curl_easy_setopt(c->curl, CURLOPT_URL, url);
-	curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, timeout_ms);
-	curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms < 1000 ? timeout_ms : 1000);
+	c->api->easy_setopt(c->curl, CURLOPT_URL, url);
+	c->api->easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
+	c->api->easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, timeout_ms);
+	c->api->easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT_MS,
+			    timeout_ms < 1000 ? timeout_ms : 1000);
 	c->len = 0;
 	c->overflow = false;
-	rc = curl_easy_perform(c->curl);
+	rc = c->api->easy_perform(c->curl);
 	if (c->overflow)
 		return rn_fail(e, -EIO, "etcd %s: answer larger than %u MiB", ep, MAX_ANSWER >> 20);
 	if (rc == CURLE_SSL_CERTPROBLEM || rc == CURLE_SSL_CACERT_BADFILE ||
 	    rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_UNSUPPORTED_PROTOCOL)
 		/* configuration, not availability: waiting will not help */
 		return rn_fail(e, -EINVAL, "etcd %s: %s (check ipam.endpoints and ipam.tls)", ep,
-			       curl_easy_strerror(rc));
+			       c->api->easy_strerror(rc));
 	if (rc != CURLE_OK) {
 		snprintf(c->last_error, sizeof(c->last_error), "%s: %s", ep,
-			 curl_easy_strerror(rc));
+			 c->api->easy_strerror(rc));
 		return 0;
 	}
-	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
+	c->api->easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
 	v = c->len ? json_loadb(c->buf, c->len, 0, &jerr) : NULL;
 	if (status == 200 && json_is_object(v)) {
 		*resp = v;

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "error.h"
 #include "ipam/ipam.h"
@@ -86,6 +87,10 @@ int rn_store_etcd_open(struct rn_store **out, const struct rn_ipam_settings *st,
 /* Checks p against every other pool in pools[0..n-1] (same name skipped). */
 int rn_pool_check_against(const struct rn_pool *p, const struct rn_ipam_pool_info *pools,
 			  int n, struct rn_error *e);
+
+/* An allocation record for a plan's owner. */
+void rn_alloc_fill(struct rn_ipam_allocation *a, const struct rn_alloc_plan *plan,
+		   const char *pool, const struct rn_addr *addr, int64_t created);
 
 /* Appends one line to a check report (kept NUL-terminated, truncated). */
 void rn_check_note(char *report, size_t size, const char *fmt, ...)

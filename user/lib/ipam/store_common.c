@@ -21,6 +21,21 @@ int rn_pool_check_against(const struct rn_pool *p, const struct rn_ipam_pool_inf
 	return 0;
 }
 
+void rn_alloc_fill(struct rn_ipam_allocation *a, const struct rn_alloc_plan *plan,
+		   const char *pool, const struct rn_addr *addr, int64_t created)
+{
+	memset(a, 0, sizeof(*a));
+	snprintf(a->pool, sizeof(a->pool), "%s", pool);
+	a->addr = *addr;
+	snprintf(a->container_id, sizeof(a->container_id), "%s", plan->container_id);
+	snprintf(a->ifname, sizeof(a->ifname), "%s", plan->ifname);
+	snprintf(a->pod_namespace, sizeof(a->pod_namespace), "%s",
+		 plan->pod_namespace ? plan->pod_namespace : "");
+	snprintf(a->pod_name, sizeof(a->pod_name), "%s", plan->pod_name ? plan->pod_name : "");
+	snprintf(a->node, sizeof(a->node), "%s", plan->node ? plan->node : "");
+	a->created = created;
+}
+
 void rn_check_note(char *report, size_t size, const char *fmt, ...)
 {
 	size_t used;

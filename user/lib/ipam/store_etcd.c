@@ -265,24 +265,35 @@ static int get_all(struct etcd_store *s, const char *start, const char *end, boo
 	return err;
 }
 
+/* Every key under a prefix. */
+static int get_prefix(struct etcd_store *s, const char *prefix, bool keys_only,
+		      struct rn_etcd_range *out, struct rn_error *e)
+{
+	char *end = rn_etcd_prefix_end(prefix);
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (!end)
+		return rn_fail(e, -ENOMEM, "etcd: out of memory");
+	err = get_all(s, prefix, end, keys_only, out, e);
+	free(end);
+	return err;
+}
+
 /* --- pools --------------------------------------------------------------------- */
 
 /* Every pool record (deleting ones included, flagged). */
 static int load_pool_recs(struct etcd_store *s, struct pool_rec **out, long long *revision,
 			  struct rn_error *e)
 {
-	char start[RN_ETCD_KEY_MAX], *end;
+	char start[RN_ETCD_KEY_MAX];
 	struct rn_etcd_range r;
 	struct pool_rec *recs;
 	int err;
 
 	*out = NULL;
 	rn_etcd_key_pools(start, s->prefix);
-	end = rn_etcd_prefix_end(start);
-	if (!end)
-		return rn_fail(e, -ENOMEM, "etcd: out of memory");
-	err = get_all(s, start, end, false, &r, e);
-	free(end);
+	err = get_prefix(s, start, false, &r, e);
 	if (err)
 		return err;
 	recs = calloc(r.n + 1, sizeof(*recs));
@@ -867,21 +878,6 @@ static int pick_family(struct etcd_store *s, struct plan_state *ps, unsigned int
 	return -ENOSPC;
 }
 
-static void fill_alloc(struct rn_ipam_allocation *a, const struct rn_alloc_plan *plan,
-		       const char *pool, const struct rn_addr *addr, int64_t now)
-{
-	memset(a, 0, sizeof(*a));
-	snprintf(a->pool, sizeof(a->pool), "%s", pool);
-	a->addr = *addr;
-	snprintf(a->container_id, sizeof(a->container_id), "%s", plan->container_id);
-	snprintf(a->ifname, sizeof(a->ifname), "%s", plan->ifname);
-	snprintf(a->pod_namespace, sizeof(a->pod_namespace), "%s",
-		 plan->pod_namespace ? plan->pod_namespace : "");
-	snprintf(a->pod_name, sizeof(a->pod_name), "%s", plan->pod_name ? plan->pod_name : "");
-	snprintf(a->node, sizeof(a->node), "%s", plan->node ? plan->node : "");
-	a->created = now;
-}
-
 static void pause_us(unsigned int us)
 {
 	struct timespec ts = { 0, (long)us * 1000 };
@@ -1016,7 +1012,7 @@ static int allocate_once(struct etcd_store *s, const struct rn_alloc_plan *plan,
 			if (err)
 				return err;
 			chosen[f] = idx;
-			fill_alloc(&out[f], plan, ps->p[idx].rec.pool.name, &addr, now);
+			rn_alloc_fill(&out[f], plan, ps->p[idx].rec.pool.name, &addr, now);
 			lost[f] = rn_addr_to_u128(&addr);
 			fresh = true;
 		}
@@ -1212,7 +1208,7 @@ static int list_owner(struct etcd_store *s, const struct rn_alloc_filter *f,
 static int list_keys(struct etcd_store *s, const struct rn_alloc_filter *f,
 		     struct rn_ipam_allocation **out, struct rn_error *e)
 {
-	char start[RN_ETCD_KEY_MAX], *end;
+	char start[RN_ETCD_KEY_MAX];
 	struct rn_ipam_allocation *v;
 	struct rn_etcd_range r;
 	int n = 0, err;
@@ -1221,11 +1217,7 @@ static int list_keys(struct etcd_store *s, const struct rn_alloc_filter *f,
 		rn_etcd_key_ips(start, s->prefix, f->pool);
 	else
 		rn_etcd_key_all_ips(start, s->prefix);
-	end = rn_etcd_prefix_end(start);
-	if (!end)
-		return rn_fail(e, -ENOMEM, "etcd: out of memory");
-	err = get_all(s, start, end, false, &r, e);
-	free(end);
+	err = get_prefix(s, start, false, &r, e);
 	if (err)
 		return err;
 	v = calloc(r.n + 1, sizeof(*v));
@@ -1341,7 +1333,7 @@ static int et_check(struct rn_store *base, char *report, size_t size, struct rn_
 {
 	struct etcd_store *s = to_et(base);
 	struct rn_ipam_allocation *by_ip = NULL, *by_owner = NULL;
-	char start[RN_ETCD_KEY_MAX], *end, ip[RN_ADDR_STRLEN];
+	char start[RN_ETCD_KEY_MAX], ip[RN_ADDR_STRLEN];
 	struct rn_alloc_filter all = { 0 };
 	struct pool_rec *recs;
 	struct rn_etcd_range owners;
@@ -1354,10 +1346,7 @@ static int et_check(struct rn_store *base, char *report, size_t size, struct rn_
 		return n_pools;
 	n_ip = list_keys(s, &all, &by_ip, e);
 	rn_etcd_key_owners(start, s->prefix);
-	end = rn_etcd_prefix_end(start);
-	err = n_ip < 0 ? n_ip : !end ? rn_fail(e, -ENOMEM, "etcd: out of memory") :
-		get_all(s, start, end, false, &owners, e);
-	free(end);
+	err = n_ip < 0 ? n_ip : get_prefix(s, start, false, &owners, e);
 	if (err) {
 		free(by_ip);
 		free_pool_recs(recs, n_pools);

@@ -520,16 +520,7 @@ static int insert(struct sqlite_store *s, const struct rn_alloc_plan *plan, cons
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
 		return db_fail(s, rc, e, "cursor");
-	memset(out, 0, sizeof(*out));
-	snprintf(out->pool, sizeof(out->pool), "%s", pool);
-	out->addr = *addr;
-	snprintf(out->container_id, sizeof(out->container_id), "%s", plan->container_id);
-	snprintf(out->ifname, sizeof(out->ifname), "%s", plan->ifname);
-	snprintf(out->pod_namespace, sizeof(out->pod_namespace), "%s",
-		 plan->pod_namespace ? plan->pod_namespace : "");
-	snprintf(out->pod_name, sizeof(out->pod_name), "%s", plan->pod_name ? plan->pod_name : "");
-	snprintf(out->node, sizeof(out->node), "%s", plan->node ? plan->node : "");
-	out->created = now;
+	rn_alloc_fill(out, plan, pool, addr, now);
 	return 0;
 }
 
@@ -597,21 +588,30 @@ static int sq_allocate(struct rn_store *base, const struct rn_alloc_plan *plan,
 	return commit(s, e) ? e->code : 0;
 }
 
+/* One bound DELETE in its own (autocommit) transaction: rows deleted. */
+static int delete_rows(struct sqlite_store *s, sqlite3_stmt *st, struct rn_error *e)
+{
+	int rc;
+
+	if (queue_writer(s, e)) {
+		sqlite3_reset(st);
+		return e ? e->code : -EAGAIN;
+	}
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	unqueue_writer(s);
+	return rc == SQLITE_DONE ? sqlite3_changes(s->db) : db_fail(s, rc, e, "release");
+}
+
 static int sq_release_owner(struct rn_store *base, const char *container_id, const char *ifname,
 			    struct rn_error *e)
 {
 	struct sqlite_store *s = to_sq(base);
 	sqlite3_stmt *st = stmt(s, ST_RELEASE_OWNER);
-	int rc;
 
-	if (queue_writer(s, e))
-		return e ? e->code : -EAGAIN;
 	bind_text(st, 1, container_id);
 	bind_text(st, 2, ifname);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	unqueue_writer(s);
-	return rc == SQLITE_DONE ? sqlite3_changes(s->db) : db_fail(s, rc, e, "release");
+	return delete_rows(s, st, e);
 }
 
 static int sq_release_ip(struct rn_store *base, const char *pool, const struct rn_addr *addr,
@@ -619,16 +619,10 @@ static int sq_release_ip(struct rn_store *base, const char *pool, const struct r
 {
 	struct sqlite_store *s = to_sq(base);
 	sqlite3_stmt *st = stmt(s, ST_RELEASE_IP);
-	int rc;
 
-	if (queue_writer(s, e))
-		return e ? e->code : -EAGAIN;
 	bind_text(st, 1, pool);
 	bind_addr(st, 2, addr);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	unqueue_writer(s);
-	return rc == SQLITE_DONE ? sqlite3_changes(s->db) : db_fail(s, rc, e, "release");
+	return delete_rows(s, st, e);
 }
 
 static int sq_list(struct rn_store *base, const struct rn_alloc_filter *f,

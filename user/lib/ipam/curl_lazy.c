@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ipam/curl_lazy.h"
+
+/* libcurl4-openssl-dev's runtime (libcurl4) ships libcurl.so.4 */
+#define LIBCURL_SONAME "libcurl.so.4"
+
+const struct rn_curl_api *rn_curl(struct rn_error *e)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} syms[] = {
+		{ "curl_global_init", offsetof(struct rn_curl_api, global_init) },
+		{ "curl_easy_init", offsetof(struct rn_curl_api, easy_init) },
+		{ "curl_easy_setopt", offsetof(struct rn_curl_api, easy_setopt) },
+		{ "curl_easy_perform", offsetof(struct rn_curl_api, easy_perform) },
+		{ "curl_easy_getinfo", offsetof(struct rn_curl_api, easy_getinfo) },
+		{ "curl_easy_cleanup", offsetof(struct rn_curl_api, easy_cleanup) },
+		{ "curl_easy_strerror", offsetof(struct rn_curl_api, easy_strerror) },
+		{ "curl_slist_append", offsetof(struct rn_curl_api, slist_append) },
+		{ "curl_slist_free_all", offsetof(struct rn_curl_api, slist_free_all) },
+	};
+	static struct rn_curl_api api;
+	static bool ready;
+	void *lib;
+
+	if (ready)
+		return &api;
+	lib = dlopen(LIBCURL_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		rn_fail(e, -ENOENT, "etcd: cannot load %s (install libcurl4): %s", LIBCURL_SONAME,
+			dlerror());
+		return NULL;
+	}
+	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
+		void *f = dlsym(lib, syms[i].name);
+
+		if (!f) {
+			rn_fail(e, -ENOENT, "etcd: %s lacks %s", LIBCURL_SONAME, syms[i].name);
+			return NULL;
+		}
+		*(void **)((char *)&api + syms[i].off) = f;
+	}
+	if (api.global_init(CURL_GLOBAL_DEFAULT)) {
+		rn_fail(e, -EIO, "etcd: libcurl initialisation failed");
+		return NULL;
+	}
+	ready = true;
+	return &api;
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* libcurl, loaded on the first use of the etcd store. libcurl brings some
+ * thirty shared libraries (TLS, Kerberos, LDAP, SSH...) whose loading and
+ * constructors cost every process about 3 ms at start, measured here; the
+ * CNI plugin and rdmanetctl run once per operation and most nodes use the
+ * SQLite store, so they should not pay it. Linked with -Wl,--as-needed the
+ * binaries then carry no libcurl dependency at all. */
+#ifndef RDMANET_IPAM_CURL_LAZY_H
+#define RDMANET_IPAM_CURL_LAZY_H
+
+#include <curl/curl.h>
+
+#include "error.h"
+
+struct rn_curl_api {
+	CURLcode (*global_init)(long flags);
+	CURL *(*easy_init)(void);
+	CURLcode (*easy_setopt)(CURL *curl, CURLoption option, ...);
+	CURLcode (*easy_perform)(CURL *curl);
+	CURLcode (*easy_getinfo)(CURL *curl, CURLINFO info, ...);
+	void (*easy_cleanup)(CURL *curl);
+	const char *(*easy_strerror)(CURLcode code);
+	struct curl_slist *(*slist_append)(struct curl_slist *list, const char *s);
+	void (*slist_free_all)(struct curl_slist *list);
+};
+
+/* The loaded and initialised libcurl, or NULL with e set. */
+const struct rn_curl_api *rn_curl(struct rn_error *e);
+
+#endif
