@@ -89,8 +89,13 @@ int rn_ipam_settings_parse(struct rn_ipam_settings *s, const struct rn_config *c
 	s->timeout_ms = (unsigned int)timeout_s * 1000;
 	if (s->store == RN_IPAM_STORE_SQLITE && s->path[0] != '/')
 		return rn_fail(e, -EINVAL, "%s.path: \"%s\": must be an absolute path", w, s->path);
-	if (s->prefix[0] != '/' || strchr(s->prefix, '\n'))
+	if (s->prefix[0] != '/')
 		return rn_fail(e, -EINVAL, "%s.prefix: \"%s\": must start with '/'", w, s->prefix);
+	/* the etcd store's keys hold no byte below 0x21 (see etcd_keys.h) */
+	for (const char *p = s->prefix; *p; p++)
+		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f)
+			return rn_fail(e, -EINVAL, "%s.prefix: only printable characters without "
+				       "spaces are allowed", w);
 	if (s->store == RN_IPAM_STORE_ETCD && !s->n_endpoints)
 		return rn_fail(e, -EINVAL, "%s.endpoints: required with store \"etcd\"", w);
 	return 0;
