@@ -52,7 +52,7 @@ add_killed() {
 	return 0
 }
 
-STEPS="recorded allocated created up checked addressed routed registered"
+STEPS="recorded allocated created renamed checked addressed routed registered"
 for step in $STEPS; do
 	cni_pod_up "k$step" >/dev/null
 	check "kill -9 at $step" add_killed "$step" "c-k$step" "k$step"

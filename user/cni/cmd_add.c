@@ -3,7 +3,6 @@
  * address, route, register, record again, answer. Any failure undoes all
  * of it (teardown.h) before the error is reported. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,6 +17,7 @@
 #include "master_pick.h"
 #include "netns.h"
 #include "node.h"
+#include "pod_sysctl.h"
 #include "precheck.h"
 #include "record.h"
 #include "result.h"
@@ -160,29 +160,6 @@ static bool has_family(const struct cni_attachment *att, int family)
 	return false;
 }
 
-/* The plugin runs its own duplicate detection, and the NDP probes need the
- * link-local address at once rather than after the kernel's DAD second. */
-static int no_kernel_dad(struct add *a)
-{
-	char path[128];
-	struct rn_error e = { 0 };
-	int fd, rc = 0;
-
-	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/accept_dad", a->att.ifname);
-	if (cni_netns_enter(&a->ns, &e))
-		return cni_fail_rn(&a->r->err, RN_CNI_ERR_INTERNAL, &e, "sysctl");
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, "0", 1) != 1)
-		rc = -errno;
-	if (fd >= 0)
-		close(fd);
-	cni_netns_leave(&a->ns);
-	if (rc)
-		return cni_fail(&a->r->err, RN_CNI_ERR_NETLINK, "%s: %s (is IPv6 disabled in the "
-				"pod?)", path, strerror(-rc));
-	return 0;
-}
-
 static int create_link(struct add *a)
 {
 	struct cni_req *r = a->r;
@@ -214,16 +191,38 @@ static int create_link(struct add *a)
 	a->att.ifindex = li.ifindex;
 	a->att.mtu = li.mtu;
 	memcpy(a->att.mac, li.mac, 6);
-	if (has_family(&a->att, AF_INET6) && no_kernel_dad(a))
-		return -1;
-	if (cni_link_set_up(a->pod, li.ifindex, &e))
-		return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "link up");
+	return 0;
+}
+
+static int link_up(struct add *a)
+{
+	struct cni_link_info li;
+	struct rn_error e = { 0 };
+
+	if (cni_link_set_up(a->pod, a->att.ifindex, &e))
+		return cni_fail_rn(&a->r->err, RN_CNI_ERR_NETLINK, &e, "link up");
 	/* a RTM_GETLINK for the device runs its pending link-watch event now
 	 * (operstate up, and with it the IPv6 link-local address the NDP probes
 	 * need) instead of whenever the kernel's workqueue gets to it */
-	if (cni_link_get(a->pod, r->env.ifname, &li, &e))
-		return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "new link");
+	if (cni_link_get(a->pod, a->att.ifname, &li, &e))
+		return cni_fail_rn(&a->r->err, RN_CNI_ERR_NETLINK, &e, "new link");
 	return 0;
+}
+
+static int pod_sysctl(struct add *a, int family, const char *knob, const char *value)
+{
+	struct rn_error e = { 0 };
+
+	if (cni_pod_sysctl(&a->ns, family, a->att.ifname, knob, value, &e))
+		return cni_fail_rn(&a->r->err, RN_CNI_ERR_NETLINK, &e, "sysctl");
+	return 0;
+}
+
+/* The checks need the link up before any address is on it; without them
+ * the link comes up with its addresses, like the reference plugins. */
+static bool wants_probes(const struct cni_netconf *c)
+{
+	return cni_link_speaks_arp(c) && (c->conflict_check.enabled || c->gateway_check.enabled);
 }
 
 /* A taken address is given back and another one asked for: the allocator
@@ -290,12 +289,16 @@ static int probe(struct add *a)
 {
 	struct cni_req *r = a->r;
 
-	if (!cni_link_speaks_arp(&r->conf)) {
+	if (!cni_link_speaks_arp(&r->conf))
 		rn_debug("ipvlan %s mode does no ARP/NDP: no conflict or gateway check",
 			 cni_submode_name(&r->conf));
+	if (!wants_probes(&r->conf))
 		return 0;
-	}
-	if (open_prober(a))
+	/* the plugin runs its own duplicate detection, and the NDP probes need
+	 * the link-local address at once, not after the kernel's DAD second */
+	if (has_family(&a->att, AF_INET6) && pod_sysctl(a, AF_INET6, "accept_dad", "0"))
+		return -1;
+	if (link_up(a) || open_prober(a))
 		return -1;
 	if (r->conf.conflict_check.enabled && avoid_conflicts(a))
 		return -1;
@@ -313,8 +316,19 @@ static int configure(struct add *a)
 	for (unsigned int i = 0; i < a->att.n_addrs; i++)
 		if (cni_addr_add(a->pod, a->att.ifindex, &a->att.addrs[i].address, &e))
 			return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "%s", a->att.ifname);
-	if (a->prober.arp_fd >= 0 || a->prober.nd_fd >= 0)
+	if (wants_probes(&r->conf)) {
 		cni_announce(&a->prober, &a->att);
+	} else {
+		/* the kernel announces the addresses when the link comes up: no
+		 * packet socket (whose close waits for an RCU grace period) */
+		if (cni_link_speaks_arp(&r->conf) &&
+		    ((has_family(&a->att, AF_INET) && pod_sysctl(a, AF_INET, "arp_notify", "1")) ||
+		     (has_family(&a->att, AF_INET6) &&
+		      pod_sysctl(a, AF_INET6, "ndisc_notify", "1"))))
+			return -1;
+		if (link_up(a))
+			return -1;
+	}
 	cni_fault_point("addressed");
 	if (r->conf.policy.enabled &&
 	    cni_table_pick(a->pod, r->conf.policy.table_base, &a->att.table, &e))
@@ -417,7 +431,7 @@ int cni_cmd_add(struct cni_req *r, json_t **result)
 	cni_fault_point("allocated");
 	if (create_link(&a))
 		goto fail;
-	cni_fault_point("up");
+	cni_fault_point("renamed");
 	if (probe(&a))
 		goto fail;
 	cni_fault_point("checked");

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "fault.h"
 #include "log.h"
 #include "node.h"
 #include "prev_result.h"
@@ -49,6 +50,7 @@ static int teardown(struct cni_req *r, const struct rn_config *cfg, struct rn_ip
 	};
 
 	collect_addrs(r, ipam, &t);
+	cni_fault_point("del-collected");
 	return cni_teardown_all(&t, &r->err);
 }
 
@@ -59,10 +61,12 @@ int cni_cmd_del(struct cni_req *r)
 	int rc = -1;
 
 	rn_config_defaults(&cfg);
+	cni_fault_point("del-start");
 	/* no store, no release: the runtime retries a DEL that failed with 11 */
 	if (!cni_node_load(&r->conf, &cfg, &r->err) && !cni_ipam_open(&cfg, &ipam, &r->err))
 		rc = teardown(r, &cfg, ipam);
 	rn_ipam_close(ipam);
+	cni_fault_point("del-end");
 	rn_config_free(&cfg);
 	return rc;
 }

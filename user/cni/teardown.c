@@ -4,6 +4,7 @@
 #include <netlink/socket.h>
 
 #include "datapath.h"
+#include "fault.h"
 #include "link.h"
 #include "log.h"
 #include "netns.h"
@@ -50,12 +51,14 @@ int cni_teardown_host(const struct cni_teardown *t, struct cni_err *err)
 	if (cni_dp_unregister(t->pin_dir, t->container_id, t->ifname, &e))
 		rc = cni_fail_rn(err, RN_CNI_ERR_DATAPATH, &e, "unregister %s/%s",
 				 t->container_id, t->ifname);
+	cni_fault_point("unregistered");
 	if (t->ipam && rn_ipam_release(t->ipam, t->container_id, t->ifname, &e) < 0)
 		rc = cni_fail_rn(err, cni_code_of(e.code, RN_CNI_ERR_INTERNAL), &e,
 				 "release the addresses of %s/%s", t->container_id, t->ifname);
 	if (!t->ipam)
 		rc = cni_fail(err, RN_CNI_ERR_INTERNAL, "no IPAM store to release %s/%s from",
 			      t->container_id, t->ifname);
+	cni_fault_point("released");
 	if (rc)
 		return rc;
 	if (cni_record_remove(t->state_dir, t->network, t->container_id, t->ifname, &e))
@@ -86,6 +89,7 @@ int cni_teardown_all(const struct cni_teardown *t, struct cni_err *err)
 			cni_netns_close(&ns);
 		}
 	}
+	cni_fault_point("pod-side-clean");
 	/* the host side goes on even if the pod side failed: the allocation
 	 * and registration must not outlive a pod that is being torn down */
 	if (cni_teardown_host(t, err))

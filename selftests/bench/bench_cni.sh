@@ -1,0 +1,122 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# CNI plugin benchmarks (make bench), on the two-rail netns node of the CNI
+# tests with rdmanetd running (so every rdmanet ADD also registers the pod
+# in the data path):
+#  1. ADD+DEL of one macvlan attachment with IPAM and policy routes, median
+#     and p99, against the reference macvlan + host-local doing the same
+#     attachment in the same run (target: rdmanet <= 0.5x). rdmanet is
+#     measured with its checks as shipped (ARP conflict probe: the answer
+#     that matters is silence, so ADD waits its 50 ms window; gateway ARP:
+#     answered in microseconds) and with both checks off.
+#  2. 1,000 pod interfaces attached on one node, one after another and by 8
+#     processes at once, then detached the same way: wall time, per-call
+#     latency, failures, and the store/registry/link counts in between.
+# Knobs: BENCH_CNI_CYCLES (default 150), BENCH_CNI_PODS (default 1000).
+# Writes $RN_BENCH_OUT/cni.json.
+set -u
+RN_SRC=${RN_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+RN_BUILD=${RN_BUILD:-$RN_SRC/build}
+RN_BENCH_OUT=${RN_BENCH_OUT:-$RN_BUILD/bench-results}
+. "$RN_SRC/selftests/cni/lib.sh"
+trap cni_topo_down EXIT
+RUNNER=$RN_BUILD/bench/cni_bench_run
+CYCLES=${BENCH_CNI_CYCLES:-150}
+PODS=${BENCH_CNI_PODS:-1000}
+REF=/usr/lib/cni
+mkdir -p "$RN_BENCH_OUT"
+
+fail() { echo "bench_cni: $*" >&2; exit 1; }
+[ -x "$CNI_BIN" ] && [ -x "$RUNNER" ] || fail "build first (make)"
+[ -x "$REF/macvlan" ] && [ -x "$REF/host-local" ] || fail "reference plugins missing"
+cni_topo_up || fail "cannot create network namespaces"
+# two /22 for the scale run (and the cycles): one pool for rdmanet, one
+# range for host-local, each with its gateway on the fabric
+cni_in fabric ip addr add 10.84.3.254/22 dev wa0
+cni_in fabric ip addr add 10.85.3.254/22 dev wa0
+cni_node_config "$CNI_CONFIG" monitor \
+	'{ "name": "bench-v4", "subnet": "10.84.0.0/22", "gateway": "10.84.3.254", "masters": ["ra0"] }' \
+	"{ \"store\": \"sqlite\", \"path\": \"$CNI_TMP/ipam.db\" }"
+cni_agent_start "$CNI_CONFIG" || fail "rdmanetd did not start"
+
+cni_netconf "$CNI_TMP/rn.json" 1.0.0 bench \
+	'{"master": "ra0", "ippools": {"ipv4": ["bench-v4"]}}'
+jq '. + {gatewayCheck: false, ipConflictCheck: false}' "$CNI_TMP/rn.json" >"$CNI_TMP/rn-nocheck.json"
+# the same attachment through the reference: a bridge macvlan on ra0, an
+# address from host-local, a default route via the gateway (the reference
+# puts it in the pod's main table; rdmanet puts subnet and default routes in
+# the interface's own table and a rule in front)
+jq -n --arg dir "$CNI_TMP/host-local" '{cniVersion: "1.0.0", name: "ref", type: "macvlan",
+	master: "ra0", mode: "bridge",
+	ipam: {type: "host-local", dataDir: $dir,
+	       ranges: [[{subnet: "10.85.0.0/22", gateway: "10.85.3.254"}]],
+	       routes: [{dst: "0.0.0.0/0"}]}}' >"$CNI_TMP/ref.json"
+
+# a pod without a default route of its own, so the reference's default
+# route can go in (as for a pod whose only interface this is)
+ip netns add "$CNI_PFX-c0" && CNI_NS_LIST+=("$CNI_PFX-c0")
+ip -n "$CNI_PFX-c0" link set lo up
+
+bench() { # NAME PLUGIN CONF MODE COUNT PARALLEL NETNS_PREFIX
+	cni_in node "$RUNNER" --plugin "$2" --conf "$3" --mode "$4" --count "$5" --parallel "$6" \
+		--netns "$7" --cni-path "$REF" --id-prefix "$1" 2>>"$CNI_TMP/bench.err"
+}
+
+echo "CNI ADD+DEL of a macvlan attachment with IPAM and policy routes ($CYCLES cycles each)"
+ref=$(bench ref "$REF/macvlan" "$CNI_TMP/ref.json" cycle "$CYCLES" 1 /run/netns/"$CNI_PFX-c")
+rn=$(bench rn "$CNI_BIN" "$CNI_TMP/rn.json" cycle "$CYCLES" 1 /run/netns/"$CNI_PFX-c")
+rn0=$(bench rn0 "$CNI_BIN" "$CNI_TMP/rn-nocheck.json" cycle "$CYCLES" 1 /run/netns/"$CNI_PFX-c")
+row() { printf '  %-44s median %7.2f ms  p99 %7.2f ms  (ADD %6.2f, DEL %6.2f)  failed %s\n' "$1" \
+	"$(jq .add_del.median_ms <<<"$2")" "$(jq .add_del.p99_ms <<<"$2")" \
+	"$(jq .add.median_ms <<<"$2")" "$(jq .del.median_ms <<<"$2")" "$(jq .failed <<<"$2")"; }
+row "reference macvlan + host-local" "$ref"
+row "rdmanet, checks on (as shipped)" "$rn"
+row "rdmanet, conflict and gateway checks off" "$rn0"
+ratio() { jq -n --argjson a "$1" --argjson b "$2" "\$a.add_del.$3 / \$b.add_del.$3 * 1000 | round / 1000"; }
+printf '  ratio rdmanet/reference: median %s (checks on), %s (checks off); p99 %s / %s  [target <= 0.5]\n' \
+	"$(ratio "$rn" "$ref" median_ms)" "$(ratio "$rn0" "$ref" median_ms)" \
+	"$(ratio "$rn" "$ref" p99_ms)" "$(ratio "$rn0" "$ref" p99_ms)"
+
+echo "1,000 pod interfaces on one node ($PODS pods, checks on)"
+for ((i = 0; i < PODS; i++)); do
+	ip netns add "$CNI_PFX-s$i" || fail "netns $i"
+	CNI_NS_LIST+=("$CNI_PFX-s$i")
+done
+counts() {
+	local links=0 i
+	for ((i = 0; i < PODS; i++)); do
+		[ -e "/sys/class/net" ] && ip -n "$CNI_PFX-s$i" -o link show net1 >/dev/null 2>&1 &&
+			links=$((links + 1))
+	done
+	echo "links=$links allocations=$(cni_ctl -j pool show bench-v4 | jq .allocated) registered=$(cni_ctl -j pod show | jq length)"
+}
+declare -A scale
+for par in 1 8; do
+	a=$(bench "s$par-" "$CNI_BIN" "$CNI_TMP/rn.json" attach "$PODS" "$par" /run/netns/"$CNI_PFX-s")
+	after_add=$(counts)
+	d=$(bench "s$par-" "$CNI_BIN" "$CNI_TMP/rn.json" detach "$PODS" "$par" /run/netns/"$CNI_PFX-s")
+	after_del=$(counts)
+	scale[$par]=$(jq -n --argjson a "$a" --argjson d "$d" --arg aa "$after_add" --arg ad "$after_del" \
+		'{attach: $a, detach: $d, after_attach: $aa, after_detach: $ad}')
+	printf '  %s at a time: attach %6.1f s (%5.1f/s, call median %6.1f ms p99 %6.1f ms, failed %s)\n' \
+		"$par" "$(jq .wall_s <<<"$a")" "$(jq .per_s <<<"$a")" "$(jq .call.median_ms <<<"$a")" \
+		"$(jq .call.p99_ms <<<"$a")" "$(jq .failed <<<"$a")"
+	printf '  %s at a time: detach %6.1f s (%5.1f/s, call median %6.1f ms p99 %6.1f ms, failed %s)\n' \
+		"$par" "$(jq .wall_s <<<"$d")" "$(jq .per_s <<<"$d")" "$(jq .call.median_ms <<<"$d")" \
+		"$(jq .call.p99_ms <<<"$d")" "$(jq .failed <<<"$d")"
+	echo "    after attach: $after_add; after detach: $after_del"
+done
+[ -s "$CNI_TMP/bench.err" ] && { echo "  plugin errors (first 5):"; head -5 "$CNI_TMP/bench.err" | sed 's/^/    /'; }
+
+jq -n --argjson ref "$ref" --argjson rn "$rn" --argjson rn0 "$rn0" \
+	--argjson s1 "${scale[1]}" --argjson s8 "${scale[8]}" --argjson cycles "$CYCLES" \
+	--argjson pods "$PODS" '{cni: {
+	  add_del: {cycles: $cycles, reference_macvlan_host_local: $ref,
+		    rdmanet_checks_on: $rn, rdmanet_checks_off: $rn0,
+		    ratio_median_checks_on: ($rn.add_del.median_ms / $ref.add_del.median_ms),
+		    ratio_median_checks_off: ($rn0.add_del.median_ms / $ref.add_del.median_ms),
+		    ratio_p99_checks_on: ($rn.add_del.p99_ms / $ref.add_del.p99_ms),
+		    ratio_p99_checks_off: ($rn0.add_del.p99_ms / $ref.add_del.p99_ms),
+		    target_ratio: 0.5},
+	  scale: {pods: $pods, sequential: $s1, parallel_8: $s8}}}' >"$RN_BENCH_OUT/cni.json"
+echo "wrote $RN_BENCH_OUT/cni.json"
