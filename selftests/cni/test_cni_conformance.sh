@@ -205,6 +205,23 @@ cni_check_error 105 "ADD from an exhausted pool: 105"
 check_eq "  nothing left in the pod" "$(cni_pod_leftovers err2)" ""
 cni_run DEL "$CNI_TMP/tiny.json" c-tiny net1 "$ns"
 
+# --- the example NetworkAttachmentDefinitions in deploy/ parse --------------------------
+for f in "$RN_SRC"/deploy/nad-*.yaml; do
+	rm -rf "$CNI_TMP/nad"
+	mkdir -p "$CNI_TMP/nad"
+	awk -v dir="$CNI_TMP/nad" '/^  config: \|/ { on = 1; n++; next }
+		on && /^    / { print > (dir "/" n ".json"); next } { on = 0 }' "$f"
+	for c in "$CNI_TMP"/nad/*.json; do
+		# what a runtime hands the plugin: the plugin object plus cniVersion
+		# and name; GC parses all of it and touches nothing here
+		jq --arg cf "$CNI_CONFIG" --arg sd "$CNI_STATE" \
+			'.plugins[0] + {cniVersion, name, configFile: $cf, stateDir: $sd,
+					"cni.dev/valid-attachments": []}' "$c" >"$CNI_TMP/nadconf.json"
+		cni_run GC "$CNI_TMP/nadconf.json" "" "" ""
+		cni_check_ok "deploy/$(basename "$f") config $(basename "$c" .json) ($(jq -r .name "$c")) is accepted"
+	done
+done
+
 # --- GC: both names of the list; only this network's attachments -------------------------
 for i in 1 2 3; do
 	nsg[$i]=$(cni_pod_up "gc$i")
