@@ -50,7 +50,8 @@ int main(int argc, char **argv)
 		snprintf(key, sizeof(key), "%s/%ld", argv[3], i);
 		rn_etcd_deadline(c);
 		if (rn_etcd_txn(c, json_pack("[o]", rn_etcd_cmp_create(key, 0)),
-				json_pack("[o]", rn_etcd_op_put(key, "x")), NULL, &ok, NULL, 0, &e)) {
+				json_pack("[o]", rn_etcd_op_put(key, "x")), NULL, &ok, NULL, 0,
+				&e)) {
 			fprintf(stderr, "ipam_etcd_raw: %s\n", e.msg);
 			return 1;
 		}

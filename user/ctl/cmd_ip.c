@@ -56,7 +56,8 @@ static int parse_args(struct ctl *ctl, int argc, char **argv, struct ip_args *a)
 			continue;
 		if (argv[i][0] != '-') {
 			if (a->ip)
-				return ctl_fail("ip %s: unexpected argument \"%s\"", argv[1], argv[i]);
+				return ctl_fail("ip %s: unexpected argument \"%s\"", argv[1],
+						argv[i]);
 			a->ip = argv[i];
 			continue;
 		}
@@ -188,8 +189,9 @@ static int release_ip(struct rn_ipam *ipam, const struct ip_args *a, struct rn_e
 		if (n == 0)
 			return 0;
 		if (n > 1)
-			return rn_fail(e, -EINVAL, "%s is held in %d pools (\"%s\", \"%s\"...): say "
-				       "which with --pool", a->ip, n, held[0].pool, held[1].pool);
+			return rn_fail(e, -EINVAL, "%s is held in %d pools (\"%s\", \"%s\"...): "
+				       "say which with --pool", a->ip, n, held[0].pool,
+				       held[1].pool);
 		pool = held[0].pool;
 		return rn_ipam_release_ip(ipam, pool, &addr, e);
 	}
@@ -279,10 +281,10 @@ static int ip_allocate(struct ctl *ctl, int argc, char **argv)
 					      rn_prefix_format(&res.addrs[i].address, p), "pool",
 					      res.addrs[i].pool);
 
-			if (res.addrs[i].has_gateway)
-				json_object_set_new(o, "gateway",
-						    json_string(rn_addr_format(&res.addrs[i].gateway,
-									       g)));
+			if (res.addrs[i].has_gateway) {
+				rn_addr_format(&res.addrs[i].gateway, g);
+				json_object_set_new(o, "gateway", json_string(g));
+			}
 			if (res.addrs[i].vlan)
 				json_object_set_new(o, "vlan", json_integer(res.addrs[i].vlan));
 			json_array_append_new(arr, o);

@@ -73,8 +73,8 @@ static int pool_list(struct ctl *ctl, int argc, char **argv)
 			char pfx[RN_PREFIX_STRLEN], m[256], nd[256];
 
 			printf("%-20s %-22s %10llu %10llu %10llu %-16s %-12s %s\n", p->name,
-			       rn_prefix_format(&p->subnet, pfx), pools[i].total, pools[i].allocated,
-			       pools[i].total - pools[i].allocated,
+			       rn_prefix_format(&p->subnet, pfx), pools[i].total,
+			       pools[i].allocated, pools[i].total - pools[i].allocated,
 			       names_text(p->n_masters ? p->masters[0] : "", RN_IFNAMSIZ,
 					  p->n_masters, m, sizeof(m)),
 			       names_text(p->n_nodes ? p->nodes[0] : "", RN_POOL_NODE_MAX,
@@ -393,8 +393,8 @@ static int pool_gc(struct ctl *ctl, int argc, char **argv)
 			ctl_print_json(ctl, json_pack("{s:i, s:b}", "released", released, "dry_run",
 						      dry_run));
 		else
-			printf("%s %d address%s\n", dry_run ? "would release" : "released", released,
-			       released == 1 ? "" : "es");
+			printf("%s %d address%s\n", dry_run ? "would release" : "released",
+			       released, released == 1 ? "" : "es");
 	}
 	free(valid);
 	json_decref(doc);
@@ -440,7 +440,8 @@ static int pool_check(struct ctl *ctl, int argc, char **argv)
 	if (problems < 0)
 		return fail_ipam("check", &e);
 	if (ctl->json)
-		ctl_print_json(ctl, json_pack("{s:i, s:s}", "problems", problems, "report", report));
+		ctl_print_json(ctl, json_pack("{s:i, s:s}", "problems", problems, "report",
+					      report));
 	else
 		printf("%s%d problem%s\n", report, problems, problems == 1 ? "" : "s");
 	return problems ? ctl_fail("pool check: the store has %d problem%s", problems,

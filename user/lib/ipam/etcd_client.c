@@ -122,6 +122,7 @@ static int try_endpoint(struct rn_etcd *c, unsigned int idx, const char *path, c
 	const char *ep = c->st->endpoints[idx];
 	char url[RN_IPAM_URL_MAX + 32];
 	json_error_t jerr;
+	const char *msg;
 	long status = 0;
 	CURLcode rc;
 	json_t *v;
@@ -153,8 +154,9 @@ static int try_endpoint(struct rn_etcd *c, unsigned int idx, const char *path, c
 		*resp = v;
 		return 1;
 	}
+	msg = v ? json_string_value(json_object_get(v, "error")) : c->len ? c->buf : "";
 	snprintf(c->last_error, sizeof(c->last_error), "%s: HTTP %ld: %.200s", ep, status,
-		 v ? (json_string_value(json_object_get(v, "error")) ?: "?") : c->len ? c->buf : "");
+		 msg ? msg : "?");
 	if (status >= 500 || status == 429 || (v && rn_etcd_error_is_transient(v))) {
 		json_decref(v);
 		return 0;
@@ -192,8 +194,9 @@ static int call(struct rn_etcd *c, const char *path, json_t *body, json_t **resp
 
 			if (left <= 0)
 				break;
-			r = try_endpoint(c, idx, path, text, (long)(left < per_try ? left : per_try),
-					 resp, e);
+			if (left > per_try)
+				left = per_try;
+			r = try_endpoint(c, idx, path, text, (long)left, resp, e);
 			if (r == 1)
 				c->current = idx;
 		}

@@ -170,8 +170,8 @@ static int plan_family(struct rn_ipam *ipam, const struct rn_ipam_request *req, 
 		f->pools[f->n++] = &p->pool;
 	}
 	if (!f->n)
-		return rn_fail(e, -EINVAL, "ipam: no %s pool of the %u listed (first: \"%s\") serves "
-			       "master \"%s\" on node \"%s\"", fam, n, names[0],
+		return rn_fail(e, -EINVAL, "ipam: no %s pool of the %u listed (first: \"%s\") "
+			       "serves master \"%s\" on node \"%s\"", fam, n, names[0],
 			       req->master ? req->master : "", node);
 	return 0;
 }
@@ -277,8 +277,8 @@ int rn_ipam_gc(struct rn_ipam *ipam, const struct rn_ipam_owner *valid, size_t n
 
 	for (size_t i = 0; i < n; i++)
 		if (!valid[i].container_id || !valid[i].ifname)
-			return rn_fail(e, -EINVAL, "ipam: gc: valid attachment %zu lacks a container "
-				       "id or interface name", i);
+			return rn_fail(e, -EINVAL, "ipam: gc: valid attachment %zu lacks a "
+				       "container id or interface name", i);
 	if (n) {
 		sorted = malloc(n * sizeof(*sorted));
 		if (!sorted)

@@ -57,7 +57,8 @@ void rn_metrics_pools(FILE *f, const struct rn_config *c)
 			{ "rdmanet_ipam_pool_addresses", "Usable addresses in the pool." },
 			{ "rdmanet_ipam_pool_allocated_addresses",
 			  "Addresses of the pool held by an attachment." },
-			{ "rdmanet_ipam_pool_free_addresses", "Addresses of the pool free to hand out." },
+			{ "rdmanet_ipam_pool_free_addresses",
+			  "Addresses of the pool free to hand out." },
 		};
 
 		for (size_t k = 0; k < sizeof(fam) / sizeof(fam[0]); k++) {

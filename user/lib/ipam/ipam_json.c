@@ -59,8 +59,8 @@ int rn_ipam_owners_from_json(json_t *v, struct rn_ipam_owner **out, size_t *n,
 		if (!arr)
 			arr = json_object_get(v, "cni.dev/attachments");
 		if (!arr)
-			return rn_fail(e, -EINVAL, "valid attachments: expected an array or an object "
-				       "with \"cni.dev/valid-attachments\"");
+			return rn_fail(e, -EINVAL, "valid attachments: expected an array or an "
+				       "object with \"cni.dev/valid-attachments\"");
 	}
 	if (!json_is_array(arr))
 		return rn_fail(e, -EINVAL, "valid attachments: expected an array of "
@@ -75,8 +75,8 @@ int rn_ipam_owners_from_json(json_t *v, struct rn_ipam_owner **out, size_t *n,
 		if (!json_is_object(item) || !cid || !cid[0] || !ifn || !ifn[0]) {
 			free(*out);
 			*out = NULL;
-			return rn_fail(e, -EINVAL, "valid attachments[%zu]: expected an object with "
-				       "string \"containerID\" and \"ifname\"", i);
+			return rn_fail(e, -EINVAL, "valid attachments[%zu]: expected an object "
+				       "with string \"containerID\" and \"ifname\"", i);
 		}
 		(*out)[i].container_id = cid;
 		(*out)[i].ifname = ifn;

@@ -204,8 +204,8 @@ static int parse_names(json_t *obj, const char *key, size_t width, size_t max, c
 		if (!json_is_string(v))
 			return rn_fail(e, -EINVAL, "%s.%s[%zu]: expected a string", where, key, i);
 		if (!s[0] || strlen(s) >= width)
-			return rn_fail(e, -EINVAL, "%s.%s[%zu]: \"%s\": must be 1 to %zu characters",
-				       where, key, i, s, width - 1);
+			return rn_fail(e, -EINVAL, "%s.%s[%zu]: \"%s\": must be 1 to %zu "
+				       "characters", where, key, i, s, width - 1);
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(*out + j * width, s))
 				return rn_fail(e, -EINVAL, "%s.%s[%zu]: \"%s\" listed twice", where,
@@ -434,13 +434,13 @@ json_t *rn_pool_to_json(const struct rn_pool *p)
 		json_t *routes = json_array();
 
 		for (unsigned int i = 0; i < p->n_routes; i++) {
+			const struct rn_pool_route *rt = &p->routes[i];
 			json_t *r = json_object();
 
-			json_object_set_new(r, "dst", json_string(rn_prefix_format(&p->routes[i].dst,
-										   pfx)));
-			if (p->routes[i].has_gw)
+			json_object_set_new(r, "dst", json_string(rn_prefix_format(&rt->dst, pfx)));
+			if (rt->has_gw)
 				json_object_set_new(r, "gw",
-						    json_string(rn_addr_format(&p->routes[i].gw, a)));
+						    json_string(rn_addr_format(&rt->gw, a)));
 			json_array_append_new(routes, r);
 		}
 		json_object_set_new(o, "routes", routes);

@@ -121,7 +121,8 @@ static int parse_owner(const struct rn_etcd_kv *kv, const char *container_id,
 		}
 		snprintf(r->container_id, sizeof(r->container_id), "%s", container_id);
 		snprintf(r->ifname, sizeof(r->ifname), "%s", ifname);
-		copy_str(r->pod_namespace, sizeof(r->pod_namespace), json_object_get(v, "namespace"));
+		copy_str(r->pod_namespace, sizeof(r->pod_namespace),
+			 json_object_get(v, "namespace"));
 		copy_str(r->pod_name, sizeof(r->pod_name), json_object_get(v, "pod"));
 		copy_str(r->node, sizeof(r->node), json_object_get(v, "node"));
 		r->created = json_integer_value(json_object_get(a, "created"));
@@ -660,7 +661,8 @@ static int scan_next(void *arg, rn_u128 *addr, struct rn_error *e)
 		if (c->loaded && !c->page.more)
 			return 0;
 		if (c->loaded && c->page.n)
-			snprintf(c->from, sizeof(c->from), "%s\x01", c->page.kvs[c->page.n - 1].key);
+			snprintf(c->from, sizeof(c->from), "%s\x01",
+				 c->page.kvs[c->page.n - 1].key);
 		rn_etcd_range_free(&c->page);
 		err = rn_etcd_get(c->s->c, c->from, c->end, SCAN_PAGE, true, false, &c->page, e);
 		if (err)
@@ -1075,7 +1077,8 @@ static int et_allocate(struct rn_store *base, const struct rn_alloc_plan *plan,
 		if (r != 0)
 			break;
 		/* lost a race: a short random pause breaks lockstep */
-		pause_us(rand_r(&s->seed) % (100u * (unsigned int)(attempt < 10 ? attempt + 1 : 10)));
+		pause_us(rand_r(&s->seed) %
+			 (100u * (attempt < 10 ? (unsigned int)attempt + 1 : 10)));
 	}
 	s->contended = attempt > 1 || (attempt == 1 && ps.owner.n == 0);
 	plan_state_free(&ps);
@@ -1090,12 +1093,52 @@ static int et_allocate(struct rn_store *base, const struct rn_alloc_plan *plan,
 
 /* --- pool deletion -------------------------------------------------------------------- */
 
+/* Marks a pool as being deleted: allocations compare the pool key, so none
+ * lands once the mark is in. */
+static int mark_deleting(struct etcd_store *s, const char *pkey, const struct pool_rec *rec,
+			 struct rn_error *e)
+{
+	char *value = pool_value(&rec->pool, rec->from_config, true);
+	bool ok;
+	int err;
+
+	err = rn_etcd_txn(s->c, json_pack("[o]", rn_etcd_cmp_mod(pkey, rec->mod_revision)),
+			  json_pack("[o]", rn_etcd_op_put(pkey, value)), NULL, &ok, NULL, 0, e);
+	free(value);
+	return err;
+}
+
+/* Releases every address of a pool (each with its owner record). */
+static int drop_allocations(struct etcd_store *s, const char *name, const char *ips,
+			    const char *end, int *dropped, struct rn_error *e)
+{
+	struct rn_etcd_range all;
+	int err = get_all(s, ips, end, true, &all, e);
+
+	for (size_t i = 0; !err && i < all.n; i++) {
+		char pool[RN_POOL_NAME_MAX];
+		struct rn_addr a;
+		int r;
+
+		if (rn_etcd_parse_ip_key(all.kvs[i].key, s->prefix, pool, sizeof(pool), &a))
+			continue;
+		r = release_ip_once(s, name, &a, e);
+		if (r < 0)
+			err = r;
+		else
+			*dropped += r;
+	}
+	rn_etcd_range_free(&all);
+	return err;
+}
+
 static int et_pool_delete(struct rn_store *base, const char *name, bool force,
 			  struct rn_error *e)
 {
 	struct etcd_store *s = to_et(base);
 	char pkey[RN_ETCD_KEY_MAX], ckey[RN_ETCD_KEY_MAX], ips[RN_ETCD_KEY_MAX], *end;
 	int dropped = 0, err = 0;
+	bool done = false;
 
 	rn_etcd_key_pool(pkey, s->prefix, name);
 	rn_etcd_key_cursor(ckey, s->prefix, name);
@@ -1104,75 +1147,50 @@ static int et_pool_delete(struct rn_store *base, const char *name, bool force,
 	if (!end)
 		return rn_fail(e, -ENOMEM, "etcd: out of memory");
 	rn_etcd_deadline(s->c);
-	while (!err && !rn_etcd_expired(s->c)) {
-		struct rn_etcd_range res[2], all;
-		struct pool_rec rec;
+	while (!err && !done && !rn_etcd_expired(s->c)) {
+		struct rn_etcd_range res[2];
+		struct pool_rec rec = { 0 };
+		long long held;
 		bool ok;
 
+		/* the pool and how many addresses it holds, in one read */
 		err = rn_etcd_txn(s->c, NULL, json_pack("[o, o]",
-							rn_etcd_op_range(pkey, NULL, 0, false, false),
-							rn_etcd_op_range(ips, end, 0, false, true)),
+				  rn_etcd_op_range(pkey, NULL, 0, false, false),
+				  rn_etcd_op_range(ips, end, 0, false, true)),
 				  NULL, &ok, res, 2, e);
 		if (err)
 			break;
-		if (!res[0].n) {
+		held = res[1].count;
+		if (!res[0].n)
 			err = rn_fail(e, -ENOENT, "ipam: pool \"%s\" not found", name);
-		} else if ((err = parse_pool_kv(&res[0].kvs[0], &rec, e)) == 0) {
-			if (res[1].count && !force) {
-				err = rn_fail(e, -EBUSY, "ipam: pool \"%s\" still holds %lld address%s; "
-					      "release them first or force the deletion", name,
-					      res[1].count, res[1].count == 1 ? "" : "es");
-			} else if (res[1].count && !rec.deleting) {
-				/* no new allocation once marked: they compare the pool */
-				char *value = pool_value(&rec.pool, rec.from_config, true);
-
-				err = rn_etcd_txn(s->c, json_pack("[o]", rn_etcd_cmp_mod(
-						  pkey, rec.mod_revision)),
-						  json_pack("[o]", rn_etcd_op_put(pkey, value)), NULL,
-						  &ok, NULL, 0, e);
-				free(value);
-			} else if (res[1].count) {
-				err = get_all(s, ips, end, true, &all, e);
-				for (size_t i = 0; !err && i < all.n; i++) {
-					char pool[RN_POOL_NAME_MAX];
-					struct rn_addr a;
-					int r;
-
-					if (rn_etcd_parse_ip_key(all.kvs[i].key, s->prefix, pool,
-								 sizeof(pool), &a))
-						continue;
-					r = release_ip_once(s, name, &a, e);
-					if (r < 0)
-						err = r;
-					else
-						dropped += r;
-				}
-				rn_etcd_range_free(&all);
-			} else {
-				/* empty: delete unless an allocation landed after the count */
-				err = rn_etcd_txn(s->c, json_pack("[o, o]",
-						  rn_etcd_cmp_mod(pkey, res[0].kvs[0].mod_revision),
-						  rn_etcd_cmp_mod_range_less(ips, end,
-									     res[1].revision + 1)),
-						  json_pack("[o, o]", rn_etcd_op_delete(pkey, NULL),
-							    rn_etcd_op_delete(ckey, NULL)),
-						  NULL, &ok, NULL, 0, e);
-				if (!err && ok) {
-					rn_pool_free(&rec.pool);
-					rn_etcd_range_free(&res[0]);
-					rn_etcd_range_free(&res[1]);
-					free(end);
-					return dropped;
-				}
-			}
-			rn_pool_free(&rec.pool);
-		}
+		else
+			err = parse_pool_kv(&res[0].kvs[0], &rec, e);
+		if (!err && held && !force)
+			err = rn_fail(e, -EBUSY, "ipam: pool \"%s\" still holds %lld address%s; "
+				      "release them first or force the deletion", name, held,
+				      held == 1 ? "" : "es");
+		else if (!err && held && !rec.deleting)
+			err = mark_deleting(s, pkey, &rec, e);
+		else if (!err && held)
+			err = drop_allocations(s, name, ips, end, &dropped, e);
+		else if (!err)
+			/* empty: delete unless an allocation landed after the count */
+			err = rn_etcd_txn(s->c, json_pack("[o, o]",
+					  rn_etcd_cmp_mod(pkey, res[0].kvs[0].mod_revision),
+					  rn_etcd_cmp_mod_range_less(ips, end,
+								     res[1].revision + 1)),
+					  json_pack("[o, o]", rn_etcd_op_delete(pkey, NULL),
+						    rn_etcd_op_delete(ckey, NULL)),
+					  NULL, &done, NULL, 0, e);
+		rn_pool_free(&rec.pool);
 		rn_etcd_range_free(&res[0]);
 		rn_etcd_range_free(&res[1]);
 	}
 	free(end);
 	if (err)
 		return err;
+	if (done)
+		return dropped;
 	return rn_fail(e, -EAGAIN, "ipam: etcd: deletion of pool \"%s\" did not settle within "
 		       "%u s: try again later", name, s->base.settings->timeout_ms / 1000);
 }
@@ -1364,7 +1382,8 @@ static int et_check(struct rn_store *base, char *report, size_t size, struct rn_
 			continue;
 		}
 		if (!o.n) {
-			rn_check_note(report, size, "etcd: %s: empty owner record", owners.kvs[i].key);
+			rn_check_note(report, size, "etcd: %s: empty owner record",
+				      owners.kvs[i].key);
 			problems++;
 		}
 		for (unsigned int k = 0; k < o.n; k++)

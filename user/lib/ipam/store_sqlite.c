@@ -108,9 +108,9 @@ static struct sqlite_store *to_sq(struct rn_store *s)
 static int db_fail(struct sqlite_store *s, int rc, struct rn_error *e, const char *what)
 {
 	if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
-		return rn_fail(e, -EAGAIN, "ipam: sqlite %s: %s: database locked for more than %u s "
-			       "by other processes: try again later", s->base.settings->path, what,
-			       s->base.settings->timeout_ms / 1000);
+		return rn_fail(e, -EAGAIN, "ipam: sqlite %s: %s: database locked for more than "
+			       "%u s by other processes: try again later", s->base.settings->path,
+			       what, s->base.settings->timeout_ms / 1000);
 	return rn_fail(e, rc == SQLITE_NOMEM ? -ENOMEM : -EIO, "ipam: sqlite %s: %s: %s",
 		       s->base.settings->path, what, sqlite3_errmsg(s->db));
 }
@@ -347,8 +347,8 @@ static int sq_pool_write(struct rn_store *base, const struct rn_pool *p, bool fr
 		if (!spec)
 			err = rn_fail(e, -ENOMEM, "ipam: out of memory");
 		else if (old)
-			err = sq_run(s, "UPDATE pools SET spec = ?2, from_config = ?3 WHERE name = ?1",
-				     p->name, spec, from_config, e);
+			err = sq_run(s, "UPDATE pools SET spec = ?2, from_config = ?3"
+				     " WHERE name = ?1", p->name, spec, from_config, e);
 		else
 			err = sq_run(s, "INSERT INTO pools (name, spec, from_config)"
 				     " VALUES (?1, ?2, ?3)", p->name, spec, from_config, e);
@@ -717,7 +717,8 @@ static int sq_check(struct rn_store *base, char *report, size_t size, struct rn_
 		" ' addresses of one family' FROM allocations"
 		" GROUP BY container_id, ifname, family HAVING count(*) > 1",
 		"SELECT 'address ' || quote(ip) || ' of length ' || length(ip) || ' in family ' ||"
-		" family FROM allocations WHERE length(ip) != CASE family WHEN 4 THEN 4 ELSE 16 END",
+		" family FROM allocations"
+		" WHERE length(ip) != CASE family WHEN 4 THEN 4 ELSE 16 END",
 	};
 	int problems = 0;
 
@@ -844,8 +845,8 @@ int rn_store_sqlite_open(struct rn_store **out, const struct rn_ipam_settings *s
 		return rn_fail(e, err, "ipam: sqlite %s: cannot create its directory: %s", st->path,
 			       strerror(-err));
 	}
-	rc = sqlite3_open_v2(st->path, &s->db,
-			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+	rc = sqlite3_open_v2(st->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+			     SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		err = rn_fail(e, rc == SQLITE_CANTOPEN ? -EACCES : -EIO, "ipam: sqlite %s: %s",
 			      st->path, s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
