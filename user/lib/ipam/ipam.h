@@ -28,8 +28,10 @@
  *   { "store": "etcd", "endpoints": ["http://10.0.0.1:2379", ...],
  *     "prefix": "/rdmanet", "timeout_s": 5,
  *     "tls": { "ca_file": "...", "cert_file": "...", "key_file": "..." } }
- * timeout_s bounds every call: past it the call fails with -EAGAIN
- * ("try again later") instead of hanging.
+ * timeout_s bounds every call (an open, an allocate...): past it the call
+ * fails with -EAGAIN ("try again later") instead of hanging; rdmanetctl
+ * exits 75 (EX_TEMPFAIL) then. etcd endpoints are tried in turn (failover);
+ * TLS with a client certificate is optional.
  *
  * Allocation semantics:
  *  - per address family the request lists pools in order of preference;
@@ -37,7 +39,10 @@
  *    first with a free address wins;
  *  - within a pool, addresses are picked round-robin after the last one
  *    allocated, so a just-released address is not reused while others are
- *    free (peers may still have it in their ARP/ND caches);
+ *    free (peers may still have it in their ARP/ND caches). This is exact
+ *    for allocations that do not race; allocators racing on one etcd pool
+ *    (several nodes at once) that lose an address to another move a few
+ *    free addresses on, so their picks interleave around the cursor;
  *  - (container_id, ifname) owns at most one address per family; asking
  *    again returns what it holds (idempotent, also after a crash between the
  *    store write and the caller's use of the result);
