@@ -101,6 +101,12 @@ check_eq "all down: rdmanetctl pool list exits 75" "$rc" 75
 check_range "all down: pool list answered within the bound, ms" "$ms" 1500 2700
 "$STRESS" -c "$DIR/short.json" -p conc -n 1 -i down2 >/dev/null 2>"$DIR/down2.err"
 check_eq "all down: the library returns -EAGAIN (ipam_stress exits 75)" "$?" 75
+t0=$(date +%s%3N)
+"$RN_BUILD/tools/ipam_textfile" "$DIR/short.json" >"$DIR/down.prom"
+ms=$(($(date +%s%3N) - t0))
+check "all down: the textfile says the store is down" \
+	grep -qx 'rdmanet_ipam_store_up{store="etcd"} 0' "$DIR/down.prom"
+check_range "all down: the textfile export is not held up past the bound, ms" "$ms" 0 2700
 
 # quorum lost (one member of three up): the same bounded answer, no hang
 etcd_member_start 1
@@ -123,6 +129,11 @@ check_eq "recovered: nothing was allocated while down" \
 	"$("$CTL" -c "$DIR/config.json" ip show --container-id down1 --ifname net1 -j |
 		jq '.allocations | length')" 0
 ipam_verify "recovered" "$DIR/config.json" conc "$DIR/conc.report" 2001
+"$RN_BUILD/tools/ipam_textfile" "$DIR/config.json" >"$DIR/up.prom"
+check "recovered: the textfile has the pool usage from etcd" \
+	grep -qx 'rdmanet_ipam_pool_allocated_addresses{pool="conc"} 2001' "$DIR/up.prom"
+check "recovered: the textfile says the store is up" \
+	grep -qx 'rdmanet_ipam_store_up{store="etcd"} 1' "$DIR/up.prom"
 
 # --- TLS with client certificates ---------------------------------------------
 etcd_cluster_stop

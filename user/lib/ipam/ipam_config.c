@@ -24,29 +24,26 @@ int rn_ipam_config_check(const struct rn_config *c, struct rn_error *e)
 	return 0;
 }
 
-static bool uses_ipam(const struct rn_config *c)
+static bool uses_ipam(const struct rn_config *c, const struct rn_ipam_settings *st)
 {
-	struct rn_ipam_settings st;
-
-	if (rn_ipam_settings_parse(&st, c, NULL))
-		return false;
 	if (c->ipam || json_array_size(c->pools))
 		return true;
-	return st.store == RN_IPAM_STORE_SQLITE && access(st.path, F_OK) == 0;
+	return st->store == RN_IPAM_STORE_SQLITE && access(st->path, F_OK) == 0;
 }
 
 void rn_metrics_pools(FILE *f, const struct rn_config *c)
 {
 	const char *store_labels[] = { "store", NULL, NULL };
 	struct rn_ipam_pool_info *pools = NULL;
+	struct rn_ipam_settings st;
 	struct rn_ipam *ipam = NULL;
 	int n = -1;
 
-	if (!uses_ipam(c))
+	if (rn_ipam_settings_parse(&st, c, NULL) || !uses_ipam(c, &st))
 		return;
 	if (!rn_ipam_open(&ipam, c, NULL))
 		n = rn_ipam_pool_list(ipam, &pools, NULL);
-	store_labels[1] = ipam ? rn_ipam_store_name(ipam) : "unknown";
+	store_labels[1] = st.store == RN_IPAM_STORE_ETCD ? "etcd" : "sqlite";
 	rn_metric_family(f, "rdmanet_ipam_store_up", "gauge",
 			 "Whether the IPAM store answered this export (1) or not (0).");
 	rn_metric_sample(f, "rdmanet_ipam_store_up", store_labels, n >= 0);
