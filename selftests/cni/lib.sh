@@ -104,7 +104,9 @@ JSON
 cni_pod_up() {
 	local ns=$CNI_PFX-$1
 	ip netns add "$ns" || return 1
-	CNI_NS_LIST+=("$ns")
+	# a file, not CNI_NS_LIST: callers take the path from $(cni_pod_up ...),
+	# a subshell whose variables die with it
+	echo "$ns" >>"$CNI_TMP/pods.list"
 	ip -n "$ns" link set lo up
 	# the pod's primary interface: a veth whose other end idles in the node
 	ip -n "$ns" link add eth0 type veth peer name "h-$1" netns "$CNI_NODE" || return 1
@@ -188,6 +190,7 @@ cni_topo_down() {
 	cni_agent_stop
 	[ -d "$CNI_PIN" ] && cni_in node "$RN_BUILD/bin/rdmanetd" --pin-dir "$CNI_PIN" --uninstall -q
 	local ns
+	[ -f "$CNI_TMP/pods.list" ] && mapfile -t -O ${#CNI_NS_LIST[@]} CNI_NS_LIST <"$CNI_TMP/pods.list"
 	for ns in "${CNI_NS_LIST[@]}"; do
 		ip netns del "$ns" 2>/dev/null
 	done
