@@ -255,6 +255,7 @@ static void test_dual_stack(void **state)
 	struct fixture *f = *state;
 	char out[2][RN_PREFIX_STRLEN];
 	struct rn_ipam_allocation held[4];
+	struct rn_ipam_result res;
 	struct rn_error e;
 
 	open_with(f, "{\"name\":\"v4\",\"subnet\":\"10.9.5.0/31\"},"
@@ -272,7 +273,14 @@ static void test_dual_stack(void **state)
 	assert_string_equal(out[0], "10.9.5.1/31");
 	assert_string_equal(out[1], "fd00:9::3/120");
 	assert_int_equal(rn_ipam_lookup_owner(f->ipam, "b", "net1", held, 4, &e), 2);
+	assert_int_equal(rn_ipam_held(f->ipam, "b", "net1", &res, &e), 0);
+	assert_int_equal(res.n, 2);
+	assert_string_equal(rn_prefix_format(&res.addrs[0].address, out[0]), "10.9.5.1/31");
+	assert_string_equal(rn_prefix_format(&res.addrs[1].address, out[1]), "fd00:9::3/120");
+	assert_true(res.addrs[1].has_gateway);
 	assert_int_equal(release(f, "b"), 2);
+	assert_int_equal(rn_ipam_held(f->ipam, "b", "net1", &res, &e), 0);
+	assert_int_equal(res.n, 0);
 	expect_consistent(f);
 }
 

@@ -345,6 +345,31 @@ int rn_ipam_lookup_owner(struct rn_ipam *ipam, const char *container_id, const c
 	return list_into(ipam, &f, out, max, e);
 }
 
+int rn_ipam_held(struct rn_ipam *ipam, const char *container_id, const char *ifname,
+		 struct rn_ipam_result *res, struct rn_error *e)
+{
+	struct rn_ipam_allocation held[2];
+	int n;
+
+	memset(res, 0, sizeof(*res));
+	n = rn_ipam_lookup_owner(ipam, container_id, ifname, held, 2, e);
+	if (n < 0)
+		return n;
+	if (n > 2)
+		return rn_fail(e, -EIO, "ipam: %s/%s holds %d addresses (at most one per family)",
+			       container_id, ifname, n);
+	for (int i = 0; i < n; i++) {
+		/* IPv4 first, as allocate orders them */
+		int slot = n == 2 ? held[i].addr.family == AF_INET6 : i;
+		int err = fill_address(ipam, &held[i], &res->addrs[slot], e);
+
+		if (err)
+			return err;
+	}
+	res->n = (unsigned int)n;
+	return 0;
+}
+
 int rn_ipam_allocations(struct rn_ipam *ipam, const char *pool,
 			struct rn_ipam_allocation **out, struct rn_error *e)
 {

@@ -160,6 +160,12 @@ int rn_ipam_lookup_ip(struct rn_ipam *ipam, const struct rn_addr *addr,
 /* What (container_id, ifname) holds. Returns the count, at most max filled. */
 int rn_ipam_lookup_owner(struct rn_ipam *ipam, const char *container_id, const char *ifname,
 			 struct rn_ipam_allocation *out, size_t max, struct rn_error *e);
+/* What (container_id, ifname) holds, as allocate would return it (IPv4
+ * first, with each pool's prefix length, gateway, routes and VLAN): for CNI
+ * CHECK and for results of attachments made earlier. res->n is 0 if it
+ * holds nothing. */
+int rn_ipam_held(struct rn_ipam *ipam, const char *container_id, const char *ifname,
+		 struct rn_ipam_result *res, struct rn_error *e);
 /* Every allocation of a pool (NULL: of all pools), sorted by pool and
  * address; *out is malloc'd (free() it). Returns the count. */
 int rn_ipam_allocations(struct rn_ipam *ipam, const char *pool,
