@@ -21,7 +21,12 @@ cni_node_config "$CNI_CONFIG" enforce \
 	 { "name": "squat4", "subnet": "10.81.0.0/24", "ips": ["10.81.0.60-10.81.0.61"],
 	   "gateway": "10.81.0.254", "masters": ["ra0"] },
 	 { "name": "squat6", "subnet": "fd81::/64", "ips": ["fd81::60-fd81::61"],
-	   "gateway": "fd81::254", "masters": ["ra0"] }'
+	   "gateway": "fd81::254", "masters": ["ra0"] },
+	 { "name": "railC-v4", "subnet": "10.83.0.0/24", "masters": ["rc0"] }'
+# a third NIC that rdmanetd does not manage
+ip -n "$CNI_NODE" link add rc0 type veth peer name wc0 netns "$CNI_FABRIC"
+ip -n "$CNI_NODE" link set rc0 up
+ip -n "$CNI_FABRIC" link set wc0 up
 check "rdmanetd attaches to both rails" cni_agent_start "$CNI_CONFIG"
 
 # what a NetworkAttachmentDefinition per rail carries (checks left at their defaults)
@@ -157,5 +162,21 @@ check "  naming it" grep -q 'fd81::60' "$CNI_OUT"
 check_eq "  nothing left behind by either" \
 	"$(cni_pod_leftovers s2)$(cni_held c-s2 net1)$(cni_registered c-s2 net1)" 0
 cni_run DEL "$CNI_TMP/squat.json" c-s net1 "$ns"
+cni_check_ok "DEL"
+
+# --- a master rdmanetd does not manage: networking yes, accounting no ------------------
+cni_netconf "$CNI_TMP/c.json" 1.1.0 railc '{"ippools": {"ipv4": ["railC-v4"]}}'
+ns=$(cni_pod_up c)
+cni_run ADD "$CNI_TMP/c.json" c-c net1 "$ns"
+cni_check_ok "ADD on rc0, which rdmanetd does not manage"
+check "  says it is not accounted (degraded)" grep -q 'not attached by rdmanetd.*degraded' "$CNI_ERR"
+check_eq "  not registered" "$(cni_registered c-c net1)" 0
+cni_with_prev "$CNI_TMP/c.json" "$CNI_OUT" "$CNI_TMP/c.prev"
+cni_run CHECK "$CNI_TMP/c.prev" c-c net1 "$ns"
+cni_check_ok "CHECK passes (the registration is not expected there)"
+cni_run STATUS "$CNI_TMP/c.json" "" "" ""
+cni_check_ok "STATUS is ready"
+check "  and says the data path is not on rc0" grep -q 'degraded.*rc0' "$CNI_ERR"
+cni_run DEL "$CNI_TMP/c.prev" c-c net1 "$ns"
 cni_check_ok "DEL"
 tap_done

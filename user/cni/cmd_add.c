@@ -367,9 +367,8 @@ static int do_register(struct add *a)
 	if (rc < 0)
 		return cni_fail_rn(&r->err, RN_CNI_ERR_DATAPATH, &e, "data-path registration");
 	if (rc == 1)
-		rn_warn("%s/%s: rdmanetd's maps are not pinned at %s: attached without per-pod "
-			"accounting, marking or policy (degraded)", r->env.container_id,
-			r->env.ifname, a->cfg.bpf.pin_dir);
+		rn_warn("%s/%s: %s: attached without per-pod accounting, marking or policy "
+			"(degraded)", r->env.container_id, r->env.ifname, e.msg);
 	return 0;
 }
 

@@ -61,6 +61,9 @@ int cni_cmd_status(struct cni_req *r)
 	if (!cni_dp_present(cfg.bpf.pin_dir))
 		rn_warn("STATUS: degraded: rdmanetd's maps are not pinned at %s; attachments work "
 			"but get no per-pod accounting, marking or policy", cfg.bpf.pin_dir);
+	else if (!cni_dp_master_attached(cfg.bpf.pin_dir, master.ifname))
+		rn_warn("STATUS: degraded: rdmanetd does not run the data path on %s; attachments "
+			"work but get no per-pod accounting, marking or policy", master.ifname);
 	rc = 0;
 out:
 	rn_ipam_close(ipam);

@@ -19,9 +19,25 @@ bool cni_dp_present(const char *pin_dir)
 
 int cni_dp_register(const char *pin_dir, const struct rn_pod_spec *s, struct rn_error *e)
 {
+	int rc;
+
 	if (!cni_dp_present(pin_dir))
-		return 1;
-	return rn_registry_add(pin_dir, s, e);
+		return rn_fail(e, 1, "rdmanetd's maps are not pinned at %s", pin_dir);
+	rc = rn_registry_add(pin_dir, s, e);
+	/* a master rdmanetd does not manage: the pod still gets its network */
+	return rc == -ENODEV ? 1 : rc;
+}
+
+int cni_dp_master_attached(const char *pin_dir, const char *master)
+{
+	struct rn_maps m;
+	int rc;
+
+	if (!cni_dp_present(pin_dir) || rn_maps_open(&m, pin_dir, NULL))
+		return 0;
+	rc = rn_master_find(&m, master) >= 0;
+	rn_maps_close(&m);
+	return rc;
 }
 
 int cni_dp_unregister(const char *pin_dir, const char *container_id, const char *ifname,

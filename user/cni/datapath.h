@@ -13,8 +13,11 @@
 
 /* The maps are pinned under pin_dir (rdmanetd has run). */
 bool cni_dp_present(const char *pin_dir);
-/* 0 registered, 1 skipped because the maps are absent, < 0 error. */
+/* 0 registered; 1 skipped: the maps are absent, or rdmanetd does not run
+ * the data path on this master (e holds why); < 0 error. */
 int cni_dp_register(const char *pin_dir, const struct rn_pod_spec *s, struct rn_error *e);
+/* 1 if rdmanetd has the data path attached to master, 0 if not (or no maps). */
+int cni_dp_master_attached(const char *pin_dir, const char *master);
 /* Idempotent; absent maps are not an error. */
 int cni_dp_unregister(const char *pin_dir, const char *container_id, const char *ifname,
 		      struct rn_error *e);
