@@ -163,25 +163,40 @@ cni_registered() {
 		jq --arg c "$1" --arg i "$2" '[.[] | select(.container_id == $c and .ifname == $i)] | length'
 }
 
+# cni_wait PID CMD...: CMD every 0.1 s, for 15 s at most, while PID lives
+cni_wait() {
+	local pid=$1
+	shift
+	for _ in $(seq 150); do
+		"$@" && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# cni_stop PID SIGNAL: a background daemon of ours
+cni_stop() {
+	[ -n "$1" ] || return 0
+	kill "-$2" "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+}
+
+cni_agent_attached() {
+	[ "$(cni_ctl stats -j 2>/dev/null | jq '[.masters[] | select(.tc != "none")] | length' 2>/dev/null)" = 2 ]
+}
+
 cni_agent_start() {
-	local n
 	nsenter --net=/run/netns/"$CNI_NODE" "$RN_BUILD/bin/rdmanetd" --config "$1" \
 		>>"$CNI_TMP/agent.log" 2>&1 &
 	CNI_AGENT_PID=$!
-	for _ in $(seq 100); do
-		n=$(cni_ctl stats -j 2>/dev/null | jq '[.masters[] | select(.tc != "none")] | length' 2>/dev/null)
-		[ "$n" = 2 ] && return 0
-		kill -0 "$CNI_AGENT_PID" 2>/dev/null || break
-		sleep 0.1
-	done
+	cni_wait "$CNI_AGENT_PID" cni_agent_attached && return 0
 	echo "# agent did not attach to both rails; log:" && sed 's/^/# /' "$CNI_TMP/agent.log"
 	return 1
 }
 
 cni_agent_stop() {
-	[ -n "$CNI_AGENT_PID" ] || return 0
-	kill -TERM "$CNI_AGENT_PID" 2>/dev/null
-	wait "$CNI_AGENT_PID" 2>/dev/null
+	cni_stop "$CNI_AGENT_PID" TERM
 	CNI_AGENT_PID=
 }
 
@@ -239,6 +254,10 @@ cni_check_error() {
 # where its store must be reachable): cni_etcd_start DIR, cni_etcd_stop.
 CNI_ETCD_PID=
 CNI_ETCD_URL=http://127.0.0.1:2379
+cni_etcd_healthy() {
+	cni_in node curl -s --max-time 1 "$CNI_ETCD_URL/health" 2>/dev/null | grep -q '"health":"true"'
+}
+
 cni_etcd_start() {
 	mkdir -p "$1"
 	nsenter --net=/run/netns/"$CNI_NODE" etcd --name m1 --data-dir "$1/m1" \
@@ -249,18 +268,12 @@ cni_etcd_start() {
 		--heartbeat-interval 50 --election-timeout 500 \
 		--logger zap --log-level warn --log-outputs stderr >>"$1/etcd.log" 2>&1 &
 	CNI_ETCD_PID=$!
-	for _ in $(seq 150); do
-		cni_in node curl -s --max-time 1 "$CNI_ETCD_URL/health" 2>/dev/null |
-			grep -q '"health":"true"' && return 0
-		kill -0 "$CNI_ETCD_PID" 2>/dev/null || break
-		sleep 0.1
-	done
+	cni_wait "$CNI_ETCD_PID" cni_etcd_healthy && return 0
 	echo "# etcd did not become healthy:" && tail -n 5 "$1/etcd.log" | sed 's/^/# /'
 	return 1
 }
+
 cni_etcd_stop() {
-	[ -n "$CNI_ETCD_PID" ] || return 0
-	kill -KILL "$CNI_ETCD_PID" 2>/dev/null
-	wait "$CNI_ETCD_PID" 2>/dev/null
+	cni_stop "$CNI_ETCD_PID" KILL
 	CNI_ETCD_PID=
 }

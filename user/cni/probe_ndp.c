@@ -53,6 +53,18 @@ static int nd_send(int fd, int ifindex, const struct nd_msg *m, const struct in6
 	return 0;
 }
 
+/* One ND message: the target and our link-layer address as its option. */
+static void nd_fill(struct nd_msg *m, uint8_t type, const struct rn_addr *target, uint8_t opt,
+		    const uint8_t mac[6])
+{
+	memset(m, 0, sizeof(*m));
+	m->ns.nd_ns_type = type;	/* type and target sit alike in NS and NA */
+	memcpy(&m->ns.nd_ns_target, target->b, 16);
+	m->opt.nd_opt_type = opt;
+	m->opt.nd_opt_len = 1;
+	memcpy(m->lladdr, mac, 6);
+}
+
 /* To the target's solicited-node group, from the link-local address the
  * kernel picks (so the owner can answer it; DAD's :: source cannot be sent
  * through a socket). -EADDRNOTAVAIL until the link-local address exists. */
@@ -62,12 +74,7 @@ int cni_nd_solicit(int fd, int ifindex, const uint8_t mac[6], const struct rn_ad
 	struct nd_msg m;
 
 	memcpy(dst.s6_addr + 13, target->b + 13, 3);
-	memset(&m, 0, sizeof(m));
-	m.ns.nd_ns_type = ND_NEIGHBOR_SOLICIT;
-	memcpy(&m.ns.nd_ns_target, target->b, 16);
-	m.opt.nd_opt_type = ND_OPT_SOURCE_LINKADDR;
-	m.opt.nd_opt_len = 1;
-	memcpy(m.lladdr, mac, 6);
+	nd_fill(&m, ND_NEIGHBOR_SOLICIT, target, ND_OPT_SOURCE_LINKADDR, mac);
 	return nd_send(fd, ifindex, &m, &dst);
 }
 
@@ -76,13 +83,8 @@ int cni_nd_advertise(int fd, int ifindex, const uint8_t mac[6], const struct rn_
 	struct in6_addr all_nodes = { .s6_addr = { 0xff, 0x02, [15] = 0x01 } };
 	struct nd_msg m;
 
-	memset(&m, 0, sizeof(m));
-	m.na.nd_na_type = ND_NEIGHBOR_ADVERT;
+	nd_fill(&m, ND_NEIGHBOR_ADVERT, addr, ND_OPT_TARGET_LINKADDR, mac);
 	m.na.nd_na_flags_reserved = ND_NA_FLAG_OVERRIDE;
-	memcpy(&m.na.nd_na_target, addr->b, 16);
-	m.opt.nd_opt_type = ND_OPT_TARGET_LINKADDR;
-	m.opt.nd_opt_len = 1;
-	memcpy(m.lladdr, mac, 6);
 	return nd_send(fd, ifindex, &m, &all_nodes);
 }
 
