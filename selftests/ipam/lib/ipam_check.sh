@@ -102,3 +102,21 @@ ipam_concurrent() {
 	tap_diag "$what: per-process seconds: $(jq -s -r 'map(.alloc_s | tostring | .[0:5]) |
 		join(" ")' "$dir/$pool"-p*.json)"
 }
+
+# expect_try_later WHAT MIN_MS MAX_MS COMMAND...
+# The command must give up with exit status 75 (EX_TEMPFAIL), say "try
+# again later" on stderr, and do so within [MIN_MS, MAX_MS].
+expect_try_later() {
+	local what=$1 lo=$2 hi=$3 t0 rc ms err
+	shift 3
+	err=$(mktemp "/tmp/rn-ipam-err-$$-XXXXXX")
+	t0=$(date +%s%3N)
+	"$@" >/dev/null 2>"$err"
+	rc=$?
+	ms=$(($(date +%s%3N) - t0))
+	check_eq "$what: exits 75 (try again later)" "$rc" 75
+	check "$what: says try again later" grep -q "try again later" "$err"
+	check_range "$what: answered within the bound, ms" "$ms" "$lo" "$hi"
+	tap_diag "$what: $(head -c 300 "$err")"
+	rm -f "$err"
+}

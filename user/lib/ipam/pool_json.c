@@ -50,6 +50,19 @@ static int parse_subnet(struct rn_pool *p, json_t *obj, const char *where, struc
 	return 0;
 }
 
+/* An optional array of at most max entries: *arr NULL when absent or empty. */
+static int optional_array(json_t *obj, const char *key, size_t max, json_t **arr,
+			  const char *where, struct rn_error *e)
+{
+	if (rn_json_typed(obj, key, JSON_ARRAY, arr, where, e))
+		return -EINVAL;
+	if (*arr && !json_array_size(*arr))
+		*arr = NULL;
+	if (*arr && json_array_size(*arr) > max)
+		return rn_fail(e, -EINVAL, "%s.%s: more than %zu entries", where, key, max);
+	return 0;
+}
+
 /* "a-b" or "a", both inside the subnet, a <= b. */
 static int parse_range(const struct rn_pool *p, const char *s, struct rn_pool_range *r,
 		       const char *where, struct rn_error *e)
@@ -91,13 +104,10 @@ static int parse_ranges(const struct rn_pool *p, json_t *obj, const char *key,
 	json_t *arr, *v;
 	size_t i;
 
-	if (rn_json_typed(obj, key, JSON_ARRAY, &arr, where, e))
+	if (optional_array(obj, key, RN_POOL_MAX_RANGES, &arr, where, e))
 		return -EINVAL;
-	if (!arr || !json_array_size(arr))
+	if (!arr)
 		return 0;
-	if (json_array_size(arr) > RN_POOL_MAX_RANGES)
-		return rn_fail(e, -EINVAL, "%s.%s: more than %d entries", where, key,
-			       RN_POOL_MAX_RANGES);
 	*out = calloc(json_array_size(arr), sizeof(**out));
 	if (!*out)
 		return rn_fail(e, -ENOMEM, "%s.%s: out of memory", where, key);
@@ -166,13 +176,8 @@ static int parse_routes(struct rn_pool *p, json_t *obj, const char *where, struc
 	json_t *arr, *r;
 	size_t i;
 
-	if (rn_json_typed(obj, "routes", JSON_ARRAY, &arr, where, e))
+	if (optional_array(obj, "routes", RN_POOL_MAX_ROUTES, &arr, where, e))
 		return -EINVAL;
-	if (!arr)
-		return 0;
-	if (json_array_size(arr) > RN_POOL_MAX_ROUTES)
-		return rn_fail(e, -EINVAL, "%s.routes: more than %d entries", where,
-			       RN_POOL_MAX_ROUTES);
 	json_array_foreach(arr, i, r) {
 		snprintf(at, sizeof(at), "%s.routes[%zu]", where, i);
 		if (parse_route(p, r, &p->routes[i], at, e))
@@ -189,12 +194,10 @@ static int parse_names(json_t *obj, const char *key, size_t width, size_t max, c
 	json_t *arr, *v;
 	size_t i;
 
-	if (rn_json_typed(obj, key, JSON_ARRAY, &arr, where, e))
+	if (optional_array(obj, key, max, &arr, where, e))
 		return -EINVAL;
-	if (!arr || !json_array_size(arr))
+	if (!arr)
 		return 0;
-	if (json_array_size(arr) > max)
-		return rn_fail(e, -EINVAL, "%s.%s: more than %zu entries", where, key, max);
 	*out = calloc(json_array_size(arr), width);
 	if (!*out)
 		return rn_fail(e, -ENOMEM, "%s.%s: out of memory", where, key);
