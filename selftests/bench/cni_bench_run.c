@@ -3,14 +3,23 @@
  * the config on a stdin pipe, the result read from a stdout pipe), with no
  * shell in between, and prints the statistics as one JSON object.
  *
- *   cni_bench_run --plugin PATH --conf FILE --netns PREFIX --mode MODE
- *                 [--count N] [--parallel P] [--cni-path DIR] [--id-prefix S]
+ *   cni_bench_run --plugin PATH --conf FILE [--label NAME]
+ *                 [--plugin PATH --conf FILE --label NAME ...]
+ *                 --netns PREFIX --mode MODE [--count N] [--parallel P]
+ *                 [--cni-path DIR] [--id-prefix S]
  *
- * MODE cycle: N times ADD then DEL (with the ADD's result as prevResult, as
- * a runtime sends it) of one attachment in the netns PREFIX0; the ADD+DEL
- * time of each cycle is what is summarised. MODE attach / detach: ADD (or
- * DEL) of net1 in PREFIX0 .. PREFIX<N-1>, by P processes at once; the wall
- * time of the whole run and every failure are reported.
+ * MODE cycle: N rounds; in each, every plugin given does ADD then DEL (with
+ * the ADD's result as prevResult, as a runtime sends it) of one attachment
+ * in the netns PREFIX0. Taking turns inside each round, the plugins see the
+ * same load on a shared machine. The ADD+DEL time of each cycle is
+ * summarised per plugin, under its label. MODE attach / detach: ADD (or DEL)
+ * of net1 in PREFIX0 .. PREFIX<N-1> with the first plugin, by P processes at
+ * once; the wall time of the whole run and every failure are reported.
+ *
+ *   cni_bench_run --mode link-del --ifname NAME
+ *
+ * deletes link NAME of the current netns over rtnetlink and prints how long
+ * the kernel took: the part of every DEL no plugin can avoid.
  *
  * Run it inside the node's netns (the plugin inherits it). */
 #include <errno.h>
@@ -26,10 +35,15 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <jansson.h>
+#include <netlink/route/link.h>
+
+#define MAX_PLUGINS 4
 
 struct opts {
-	const char *plugin, *conf_file, *netns, *mode, *cni_path, *id_prefix;
+	const char *plugin, *netns, *mode, *cni_path, *id_prefix;
 	int count, parallel;
+	int n_plugins;
+	const char *plugins[MAX_PLUGINS], *conf_files[MAX_PLUGINS], *labels[MAX_PLUGINS];
 };
 
 struct call {
@@ -161,51 +175,75 @@ static json_t *summary(double *v, int n)
 			 n ? v[0] : 0, "max_ms", n ? v[n - 1] : 0);
 }
 
-static void first_error(json_t *o, const struct call *c)
+struct series {
+	double *add, *del, *both;
+	int n, failed;
+	json_t *first_error;
+};
+
+static int one_cycle(const struct opts *o, const char *conf, int i, struct series *s)
 {
-	if (!json_object_get(o, "first_error"))
-		json_object_set_new(o, "first_error", json_string(c->out));
+	struct call a = { 0 }, d = { 0 };
+	char *dconf;
+
+	if (run(o, "ADD", i, conf, &a))
+		return -1;
+	dconf = a.status ? strdup(conf) : with_prev(conf, a.out);
+	if (!dconf || run(o, "DEL", i, dconf, &d))
+		return -1;
+	if (a.status || d.status) {
+		s->failed++;
+		if (!s->first_error)
+			s->first_error = json_string(a.status ? a.out : d.out);
+	} else {
+		s->add[s->n] = a.ms;
+		s->del[s->n] = d.ms;
+		s->both[s->n++] = a.ms + d.ms;
+	}
+	free(a.out);
+	free(d.out);
+	free(dconf);
+	return 0;
 }
 
-static int cycle(const struct opts *o, const char *conf)
+static int cycle(struct opts *o, char *const *confs)
 {
-	double *add = calloc((size_t)o->count, sizeof(double));
-	double *del = calloc((size_t)o->count, sizeof(double));
-	double *both = calloc((size_t)o->count, sizeof(double));
+	struct series s[MAX_PLUGINS] = { 0 };
 	json_t *res = json_object();
-	int failed = 0, n = 0;
 
-	for (int i = 0; i < o->count; i++) {
-		struct call a = { 0 }, d = { 0 };
-		char *dconf;
-
-		if (run(o, "ADD", i, conf, &a))
+	for (int p = 0; p < o->n_plugins; p++) {
+		s[p].add = calloc((size_t)o->count, sizeof(double));
+		s[p].del = calloc((size_t)o->count, sizeof(double));
+		s[p].both = calloc((size_t)o->count, sizeof(double));
+		if (!s[p].add || !s[p].del || !s[p].both)
 			return 1;
-		dconf = a.status ? strdup(conf) : with_prev(conf, a.out);
-		if (!dconf || run(o, "DEL", i, dconf, &d))
-			return 1;
-		if (a.status || d.status) {
-			failed++;
-			first_error(res, a.status ? &a : &d);
-		} else {
-			add[n] = a.ms;
-			del[n] = d.ms;
-			both[n++] = a.ms + d.ms;
-		}
-		free(a.out);
-		free(d.out);
-		free(dconf);
 	}
-	json_object_set_new(res, "add_del", summary(both, n));
-	json_object_set_new(res, "add", summary(add, n));
-	json_object_set_new(res, "del", summary(del, n));
-	json_object_set_new(res, "failed", json_integer(failed));
+	for (int i = 0; i < o->count; i++) {
+		for (int p = 0; p < o->n_plugins; p++) {
+			/* each plugin its own container ids: no two share a record */
+			o->plugin = o->plugins[p];
+			o->id_prefix = o->labels[p];
+			if (one_cycle(o, confs[p], i, &s[p]))
+				return 1;
+		}
+	}
+	for (int p = 0; p < o->n_plugins; p++) {
+		json_t *one = json_object();
+
+		json_object_set_new(one, "add_del", summary(s[p].both, s[p].n));
+		json_object_set_new(one, "add", summary(s[p].add, s[p].n));
+		json_object_set_new(one, "del", summary(s[p].del, s[p].n));
+		json_object_set_new(one, "failed", json_integer(s[p].failed));
+		if (s[p].first_error)
+			json_object_set_new(one, "first_error", s[p].first_error);
+		json_object_set_new(res, o->labels[p], one);
+		free(s[p].add);
+		free(s[p].del);
+		free(s[p].both);
+	}
 	json_dumpf(res, stdout, JSON_COMPACT);
 	putchar('\n');
 	json_decref(res);
-	free(add);
-	free(del);
-	free(both);
 	return 0;
 }
 
@@ -269,47 +307,98 @@ static int many(const struct opts *o, const char *conf)
 	return 0;
 }
 
+static int link_del(const char *ifname)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	struct rtnl_link *l = rtnl_link_alloc();
+	double t0;
+	int err;
+
+	if (!sk || !l || nl_connect(sk, NETLINK_ROUTE))
+		return 1;
+	rtnl_link_set_name(l, ifname);
+	t0 = now_ms();
+	err = rtnl_link_delete(sk, l);
+	printf("{\"ms\": %.3f}\n", now_ms() - t0);
+	rtnl_link_put(l);
+	nl_socket_free(sk);
+	if (err < 0)
+		fprintf(stderr, "delete %s: %s\n", ifname, nl_geterror(err));
+	return err < 0;
+}
+
+static char *load_conf(const char *file)
+{
+	json_error_t jerr;
+	json_t *conf = json_load_file(file, 0, &jerr);
+	char *text;
+
+	if (!conf) {
+		fprintf(stderr, "%s: %s\n", file, jerr.text);
+		return NULL;
+	}
+	text = json_dumps(conf, JSON_COMPACT);
+	json_decref(conf);
+	return text;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "plugin", 1, 0, 'p' }, { "conf", 1, 0, 'c' }, { "netns", 1, 0, 'n' },
-		{ "mode", 1, 0, 'm' }, { "count", 1, 0, 'N' }, { "parallel", 1, 0, 'P' },
-		{ "cni-path", 1, 0, 'C' }, { "id-prefix", 1, 0, 'i' }, { 0 }
+		{ "plugin", 1, 0, 'p' }, { "conf", 1, 0, 'c' }, { "label", 1, 0, 'l' },
+		{ "netns", 1, 0, 'n' }, { "mode", 1, 0, 'm' }, { "count", 1, 0, 'N' },
+		{ "parallel", 1, 0, 'P' }, { "cni-path", 1, 0, 'C' }, { "id-prefix", 1, 0, 'i' },
+		{ "ifname", 1, 0, 'I' }, { 0 }
 	};
 	struct opts o = { .count = 100, .parallel = 1, .cni_path = "/usr/lib/cni",
 			  .id_prefix = "bench" };
-	json_error_t jerr;
-	json_t *conf;
-	char *text;
-	int c;
+	char *confs[MAX_PLUGINS] = { 0 };
+	const char *ifname = "kd0";
+	int c, n_conf = 0, rc = 1;
 
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
-		case 'p': o.plugin = optarg; break;
-		case 'c': o.conf_file = optarg; break;
+		case 'p':
+			if (o.n_plugins == MAX_PLUGINS)
+				return 2;
+			o.labels[o.n_plugins] = "p";
+			o.plugins[o.n_plugins++] = optarg;
+			break;
+		case 'c':
+			if (n_conf == MAX_PLUGINS)
+				return 2;
+			o.conf_files[n_conf++] = optarg;
+			break;
+		case 'l':
+			if (o.n_plugins)
+				o.labels[o.n_plugins - 1] = optarg;
+			break;
 		case 'n': o.netns = optarg; break;
 		case 'm': o.mode = optarg; break;
 		case 'N': o.count = atoi(optarg); break;
 		case 'P': o.parallel = atoi(optarg); break;
 		case 'C': o.cni_path = optarg; break;
 		case 'i': o.id_prefix = optarg; break;
+		case 'I': ifname = optarg; break;
 		default: return 2;
 		}
 	}
-	if (!o.plugin || !o.conf_file || !o.netns || !o.mode || o.count < 1 || o.parallel < 1) {
-		fprintf(stderr, "usage: cni_bench_run --plugin PATH --conf FILE --netns PREFIX "
-			"--mode cycle|attach|detach [--count N] [--parallel P]\n");
+	if (o.mode && !strcmp(o.mode, "link-del"))
+		return link_del(ifname);
+	if (!o.n_plugins || n_conf != o.n_plugins || !o.netns || !o.mode || o.count < 1 ||
+	    o.parallel < 1) {
+		fprintf(stderr, "usage: cni_bench_run --plugin PATH --conf FILE [--label NAME] ... "
+			"--netns PREFIX --mode cycle|attach|detach [--count N] [--parallel P]\n");
 		return 2;
 	}
-	conf = json_load_file(o.conf_file, 0, &jerr);
-	if (!conf) {
-		fprintf(stderr, "%s: %s\n", o.conf_file, jerr.text);
-		return 1;
-	}
-	text = json_dumps(conf, JSON_COMPACT);
-	json_decref(conf);
+	for (int p = 0; p < o.n_plugins; p++)
+		if (!(confs[p] = load_conf(o.conf_files[p])))
+			goto out;
 	signal(SIGPIPE, SIG_IGN);
-	c = !strcmp(o.mode, "cycle") ? cycle(&o, text) : many(&o, text);
-	free(text);
-	return c;
+	o.plugin = o.plugins[0];
+	rc = !strcmp(o.mode, "cycle") ? cycle(&o, confs) : many(&o, confs[0]);
+out:
+	for (int p = 0; p < o.n_plugins; p++)
+		free(confs[p]);
+	return rc;
 }
