@@ -16,6 +16,7 @@
 #include "attach.h"
 #include "config.h"
 #include "export.h"
+#include "ipam/ipam_config.h"
 #include "log.h"
 #include "maps.h"
 #include "masters.h"
@@ -73,6 +74,19 @@ static void export_once(const struct rn_config *c)
 	}
 	if (rn_export_textfile(c, c->textfile.dir, &e))
 		rn_warn("export: %s", e.msg);
+}
+
+/* The config's pools into the IPAM store (the store is the source of
+ * truth; the config owns the pools it declares). */
+static void ipam_sync(const struct rn_config *c)
+{
+	struct rn_error e = { 0 };
+	int n = rn_ipam_agent_sync(c, &e);
+
+	if (n < 0)
+		rn_warn("ipam: %s", e.msg);
+	else if (n > 0)
+		rn_info("ipam: %d config pool(s) written to the store", n);
 }
 
 static int uninstall(const struct rn_config *c)
@@ -142,6 +156,7 @@ static int run(const struct rn_config *c, int once)
 	else
 		rn_info("%d master(s) attached, pins under %s", n, c->bpf.pin_dir);
 	rn_rdma_agent_tick(c);
+	ipam_sync(c);
 	export_once(c);
 	/* loading BPF objects parses the kernel's BTF (megabytes); give the
 	 * freed heap back so the agent idles small */
