@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 #include <netlink/socket.h>
 
 #include "addr.h"
@@ -39,7 +38,7 @@ struct add {
 	char tmpname[RN_IFNAMSIZ];
 	char alias[CNI_ALIAS_MAX];
 	struct cni_prober prober;
-	bool recorded, allocated;
+	bool recorded;
 };
 
 static int open_netns(struct add *a)
@@ -127,7 +126,6 @@ static int allocate(struct add *a)
 	struct rn_ipam_result res;
 	struct rn_error e = { 0 };
 
-	a->allocated = true;	/* a failure may still have written: release on rollback */
 	if (rn_ipam_allocate(a->ipam, &req, &res, &e))
 		return cni_fail_rn(&r->err, cni_code_of(e.code, RN_CNI_ERR_INTERNAL), &e,
 				   "IPAM");
