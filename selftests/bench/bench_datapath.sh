@@ -75,7 +75,7 @@ echo "   peer -> pod (auto on veth: tc ingress rx):     $(gbit "$rx_off") Gbit/s
 echo "   peer -> pod (XDP forced native on the veth):   $(gbit "$rx_xdp") Gbit/s -> ratio $rx_xdp_ratio (veth copies GSO skbs for XDP)"
 
 echo "-- control plane with $PODS registered pods"
-rn_agent_start "$RN_TMP/config.json" >/dev/null || exit 1
+rn_agent_start "$RN_TMP/auto.json" >/dev/null || exit 1
 AGENT=$RN_AGENT_PID
 t0=$(date +%s%N)
 for i in $(seq 0 $((PODS - 1))); do

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* rdmanetctl stats [--pod NS/NAME] [--master IF] [-j] */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -104,7 +105,12 @@ int cmd_stats(struct ctl *ctl, int argc, char **argv)
 		}
 	}
 	if (ctl->json) {
-		ctl_print_json(ctl, rn_stats_json(&s, pod, master));
+		/* streamed pod by pod: 1,024 pods as one tree cost more than the
+		 * counters themselves */
+		if (ctl->pretty)
+			ctl_print_json(ctl, rn_stats_json(&s, pod, master));
+		else if (rn_stats_json_write(stdout, &s, pod, master, JSON_COMPACT))
+			return ctl_fail("stats: write: %s", strerror(errno));
 	} else {
 		for (int i = 0; i < s.n_pods; i++) {
 			if (pod && !rn_stats_pod_match(&s.pods[i].ent, pod))

@@ -270,3 +270,57 @@ json_t *rn_stats_json(const struct rn_stats *s, const char *pod_filter, const ch
 	}
 	return json_pack("{s:o,s:o}", "pods", pods, "masters", masters);
 }
+
+/* Into a buffer, then one fwrite: json_dumpf calls fwrite per token. */
+static int dump_one(FILE *f, json_t *v, size_t flags)
+{
+	char small[4096], *buf = small;
+	size_t n = json_dumpb(v, small, sizeof(small), flags);
+	int err = 0;
+
+	if (n > sizeof(small)) {
+		buf = malloc(n);
+		if (!buf || json_dumpb(v, buf, n, flags) != n)
+			err = -EIO;
+	}
+	if (!err && (n == 0 || fwrite(buf, 1, n, f) != n))
+		err = -EIO;
+	if (buf != small)
+		free(buf);
+	json_decref(v);
+	return err;
+}
+
+int rn_stats_json_write(FILE *f, const struct rn_stats *s, const char *pod_filter,
+			const char *master_filter, size_t json_flags)
+{
+	json_t *masters = json_array();
+	int first = 1, err = 0;
+
+	/* the frame is two fixed keys; every value is serialized by jansson */
+	fputs("{\"pods\":[", f);
+	for (int i = 0; i < s->n_pods && !err; i++) {
+		const struct rn_pod_stats *ps = &s->pods[i];
+
+		if (pod_filter && !rn_stats_pod_match(&ps->ent, pod_filter))
+			continue;
+		if (master_filter && strcmp(ps->ent.master, master_filter))
+			continue;
+		if (!first)
+			fputc(',', f);
+		first = 0;
+		err = dump_one(f, pod_json(ps), json_flags);
+	}
+	for (int i = 0; i < s->n_masters; i++) {
+		if (master_filter && strcmp(s->masters[i].info.ifname, master_filter))
+			continue;
+		json_array_append_new(masters, master_json(&s->masters[i]));
+	}
+	fputs("],\"masters\":", f);
+	if (!err)
+		err = dump_one(f, masters, json_flags);
+	else
+		json_decref(masters);
+	fputs("}\n", f);
+	return err || ferror(f) ? -EIO : 0;
+}

@@ -3,6 +3,7 @@
 #ifndef RDMANET_STATS_H
 #define RDMANET_STATS_H
 
+#include <stdio.h>
 #include <jansson.h>
 #include <rdmanet/master.h>
 #include <rdmanet/pod.h>
@@ -44,6 +45,11 @@ void rn_stats_free(struct rn_stats *s);
 /* The `rdmanetctl stats -j` object; pod_filter "NS/NAME" and master_filter
  * (an ifname) may be NULL. */
 json_t *rn_stats_json(const struct rn_stats *s, const char *pod_filter, const char *master_filter);
+/* The same object written to f one pod at a time (each pod's tree is
+ * built, dumped and freed in turn), so 1,024 pods never sit in memory as
+ * one JSON tree. Returns 0 or -EIO. */
+int rn_stats_json_write(FILE *f, const struct rn_stats *s, const char *pod_filter,
+			const char *master_filter, size_t json_flags);
 /* True if the pod matches "NS/NAME" (or just "NAME" in any namespace). */
 int rn_stats_pod_match(const struct rn_pod_entry *ent, const char *filter);
 
