@@ -10,9 +10,11 @@
  * options, or UDP + BTH. */
 #define RN_PULL_LEN 192
 
-static __always_inline void rn_skb_linearize(struct __sk_buff *skb, __u32 want,
-					     void **data, void **data_end)
+static __always_inline void rn_skb_linearize(struct __sk_buff *skb, void **data,
+					     void **data_end)
 {
+	__u32 want = skb->len < RN_PULL_LEN ? skb->len : RN_PULL_LEN;
+
 	*data = (void *)(long)skb->data;
 	*data_end = (void *)(long)skb->data_end;
 	if (*data_end - *data >= want)

@@ -20,7 +20,7 @@ int rn_tc_egress(struct __sk_buff *skb)
 	__u32 mslot = rn_master_slot;
 	struct rn_master *m = bpf_map_lookup_elem(&rn_masters_v1, &mslot);
 	struct rn_master_counters *mc = bpf_map_lookup_elem(&rn_mst_ctr_v1, &mslot);
-	__u32 len = skb->len, want = len < RN_PULL_LEN ? len : RN_PULL_LEN;
+	__u32 len = skb->len;
 	struct rn_pkt p;
 	void *data, *data_end;
 	__u32 segs, *slot;
@@ -29,7 +29,7 @@ int rn_tc_egress(struct __sk_buff *skb)
 
 	if (!m || !mc)
 		return RN_TC_ACT_OK;
-	rn_skb_linearize(skb, want, &data, &data_end);
+	rn_skb_linearize(skb, &data, &data_end);
 
 	cls = rn_parse(&p, data, data_end, len);
 	if (cls < 0) {

@@ -103,20 +103,14 @@ static int pod_show(struct ctl *ctl, int argc, char **argv)
 {
 	struct rn_error e = { 0 };
 	struct rn_stats s;
-	struct rn_maps m;
 	json_t *all, *pod;
 	size_t i;
 
 	for (int a = 2; a < argc; a++)
 		if (!ctl_common_opt(ctl, argv[a]))
 			return ctl_fail("pod show: unexpected argument \"%s\"", argv[a]);
-	if (rn_maps_open(&m, ctl->cfg.bpf.pin_dir, &e))
+	if (rn_stats_load(ctl->cfg.bpf.pin_dir, &s, &e))
 		return ctl_fail("%s", e.msg);
-	if (rn_stats_collect(&m, &s, &e)) {
-		rn_maps_close(&m);
-		return ctl_fail("%s", e.msg);
-	}
-	rn_maps_close(&m);
 	all = rn_stats_json(&s, NULL, NULL);
 	rn_stats_free(&s);
 	if (ctl->json) {

@@ -76,7 +76,6 @@ int cmd_stats(struct ctl *ctl, int argc, char **argv)
 	const char *pod = NULL, *master = NULL;
 	struct rn_error e = { 0 };
 	struct rn_stats s;
-	struct rn_maps m;
 	int found = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -89,13 +88,8 @@ int cmd_stats(struct ctl *ctl, int argc, char **argv)
 		else
 			return ctl_fail("stats: unexpected argument \"%s\"", argv[i]);
 	}
-	if (rn_maps_open(&m, ctl->cfg.bpf.pin_dir, &e))
+	if (rn_stats_load(ctl->cfg.bpf.pin_dir, &s, &e))
 		return ctl_fail("%s", e.msg);
-	if (rn_stats_collect(&m, &s, &e)) {
-		rn_maps_close(&m);
-		return ctl_fail("%s", e.msg);
-	}
-	rn_maps_close(&m);
 	if (master) {
 		for (int i = 0; i < s.n_masters; i++)
 			found |= !strcmp(s.masters[i].info.ifname, master);

@@ -11,14 +11,9 @@ int rn_export_textfile(const struct rn_config *c, const char *dir, struct rn_err
 {
 	struct rn_textfile t;
 	struct rn_stats s;
-	struct rn_maps m;
 	int err;
 
-	err = rn_maps_open(&m, c->bpf.pin_dir, e);
-	if (err)
-		return err;
-	err = rn_stats_collect(&m, &s, e);
-	rn_maps_close(&m);
+	err = rn_stats_load(c->bpf.pin_dir, &s, e);
 	if (err)
 		return err;
 	err = rn_textfile_open(&t, dir, RN_TEXTFILE_NAME, e);

@@ -329,6 +329,19 @@ static int mark_master_ip_keyed(const struct rn_maps *m, __u32 mslot)
 	return bpf_map_update_elem(m->masters, &mslot, &ms, BPF_EXIST) ? -errno : 0;
 }
 
+/* The maps, and the registry lock held: returns the lock fd. */
+static int registry_open(const char *pin_dir, struct rn_maps *m, struct rn_error *e)
+{
+	int err = rn_maps_open(m, pin_dir, e), lock;
+
+	if (err)
+		return err;
+	lock = rn_pin_lock_registry(pin_dir, e);
+	if (lock < 0)
+		rn_maps_close(m);
+	return lock;
+}
+
 int rn_registry_add(const char *pin_dir, const struct rn_pod_spec *s, struct rn_error *e)
 {
 	struct meta_table table = { 0 };
@@ -338,14 +351,9 @@ int rn_registry_add(const char *pin_dir, const struct rn_pod_spec *s, struct rn_
 
 	if (rn_pod_spec_check(s, e))
 		return e ? e->code : -EINVAL;
-	err = rn_maps_open(&m, pin_dir, e);
-	if (err)
-		return err;
-	lock = rn_pin_lock_registry(pin_dir, e);
-	if (lock < 0) {
-		rn_maps_close(&m);
+	lock = registry_open(pin_dir, &m, e);
+	if (lock < 0)
 		return lock;
-	}
 	mslot = rn_master_find(&m, s->master);
 	if (mslot < 0) {
 		err = rn_fail(e, -ENODEV, "master %s is not attached by rdmanetd", s->master);
@@ -386,20 +394,15 @@ int rn_registry_del(const char *pin_dir, const char *container_id, const char *i
 		    bool *removed, struct rn_error *e)
 {
 	struct rn_maps m;
-	int lock, slot, err;
+	int lock, slot;
 
 	if (removed)
 		*removed = false;
 	if (!container_id[0] || !ifname[0])
 		return rn_fail(e, -EINVAL, "container id and ifname are required");
-	err = rn_maps_open(&m, pin_dir, e);
-	if (err)
-		return err;
-	lock = rn_pin_lock_registry(pin_dir, e);
-	if (lock < 0) {
-		rn_maps_close(&m);
+	lock = registry_open(pin_dir, &m, e);
+	if (lock < 0)
 		return lock;
-	}
 	slot = rn_registry_find(&m, container_id, ifname);
 	if (slot >= 0) {
 		rn_registry_remove_slot(&m, (__u32)slot);

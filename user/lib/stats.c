@@ -122,6 +122,19 @@ int rn_stats_collect(const struct rn_maps *m, struct rn_stats *s, struct rn_erro
 	return 0;
 }
 
+int rn_stats_load(const char *pin_dir, struct rn_stats *s, struct rn_error *e)
+{
+	struct rn_maps m;
+	int err = rn_maps_open(&m, pin_dir, e);
+
+	memset(s, 0, sizeof(*s));
+	if (err)
+		return err;
+	err = rn_stats_collect(&m, s, e);
+	rn_maps_close(&m);
+	return err;
+}
+
 static json_t *traffic_json(const struct rn_traffic *t)
 {
 	/* direct calls: json_pack parses its format on every call, and this

@@ -40,6 +40,8 @@ extern const char *const rn_xdp_state_names[3];
 extern const char *const rn_tc_state_names[3];
 
 int rn_stats_collect(const struct rn_maps *m, struct rn_stats *s, struct rn_error *e);
+/* Opens the pinned maps under pin_dir, collects, closes. */
+int rn_stats_load(const char *pin_dir, struct rn_stats *s, struct rn_error *e);
 void rn_stats_free(struct rn_stats *s);
 
 /* The `rdmanetctl stats -j` object; pod_filter "NS/NAME" and master_filter
