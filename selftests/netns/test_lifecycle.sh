@@ -20,7 +20,8 @@ rn_in a ping -c1 -W2 10.77.0.100 >/dev/null
 
 attach_ids() {
 	echo "xdp=$(rn_in_node ip -j link show roce0 | jq -r '.[0].xdp.prog.id // "none"')" \
-	     "links=$(rn_in_node bpftool -j link show | jq -c '[.[] | select(.type == "tcx") | .id] | sort')"
+	     "tc=$(rn_in_node bpftool -j net show dev roce0 | jq -c '[.[0].tc[]? | .prog_id] | sort')" \
+	     "links=$(for l in "$RN_PIN"/links/*; do bpftool -j link show pinned "$l" | jq .id; done | sort | tr '\n' ,)"
 }
 ids_before=$(attach_ids)
 
