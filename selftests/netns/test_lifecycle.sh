@@ -24,6 +24,7 @@ attach_ids() {
 	     "links=$(for l in "$RN_PIN"/links/*; do bpftool -j link show pinned "$l" | jq .id; done | sort | tr '\n' ,)"
 }
 ids_before=$(attach_ids)
+tap_diag "attachments: $ids_before"
 
 # --- two restarts in the middle of a continuous stream ---------------------------
 nsenter --net=/run/netns/"$RN_PEER" "$SINK" --port 4791 --idle-ms 2500 --max-s 60 \
