@@ -12,7 +12,6 @@
 #include "attachment.h"
 #include "cmd.h"
 #include "datapath.h"
-#include "ipam_held.h"
 #include "link.h"
 #include "log.h"
 #include "master_pick.h"
@@ -81,14 +80,14 @@ static int check_addresses(struct check *c)
 {
 	struct cni_req *r = c->r;
 	char buf[RN_PREFIX_STRLEN];
+	struct rn_ipam_result held;
 	struct rn_error e = { 0 };
 	unsigned int in_prev = 0;
-	int n;
 
-	n = cni_ipam_held(c->ipam, r->env.container_id, r->env.ifname, c->att.addrs, &r->err);
-	if (n < 0)
-		return -1;
-	c->att.n_addrs = (unsigned int)n;
+	if (rn_ipam_held(c->ipam, r->env.container_id, r->env.ifname, &held, &e))
+		return cni_fail_rn(&r->err, cni_code_of(e.code, RN_CNI_ERR_INTERNAL), &e, "IPAM");
+	memcpy(c->att.addrs, held.addrs, sizeof(held.addrs));
+	c->att.n_addrs = held.n;
 	for (unsigned int i = 0; i < c->prev->n_ips; i++)
 		in_prev += c->prev->ips[i].iface == c->idx;
 	if (in_prev != c->att.n_addrs)
