@@ -48,6 +48,7 @@ rn_topo_up() {
 rn_pod_up() {
 	local name=$1 ip4=$2 ip6=${3:-} mode=${4:-bridge} ns=$RN_PFX-$1 tmp=mv$RANDOM
 	ip netns add "$ns" || return 1
+	echo "$ns" >>"$RN_TMP/pods.list"	# callers run us in $(...): a subshell
 	ip -n "$RN_NODE" link add link roce0 name "$tmp" type macvlan mode "$mode" || return 1
 	ip -n "$RN_NODE" link set "$tmp" netns "$ns"
 	ip -n "$ns" link set "$tmp" name eth1
@@ -55,7 +56,6 @@ rn_pod_up() {
 	ip -n "$ns" addr add "$ip4/24" dev eth1
 	[ -n "$ip6" ] && ip -n "$ns" addr add "$ip6/64" dev eth1 nodad
 	ip -n "$ns" link set eth1 up
-	RN_PODS+=("$ns")
 	ip -n "$ns" -br link show eth1 | awk '{print $3}'
 }
 
@@ -101,6 +101,7 @@ rn_agent_stop() {
 rn_topo_down() {
 	rn_agent_stop
 	[ -d "$RN_PIN" ] && rn_in_node "$RN_BUILD/bin/rdmanetd" --pin-dir "$RN_PIN" --uninstall -q
+	[ -f "$RN_TMP/pods.list" ] && mapfile -t -O ${#RN_PODS[@]} RN_PODS <"$RN_TMP/pods.list"
 	for ns in "${RN_PODS[@]}" "$RN_PEER" "$RN_NODE"; do
 		ip netns del "$ns" 2>/dev/null
 	done
