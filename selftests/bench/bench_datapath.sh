@@ -7,7 +7,7 @@
 set -u
 . "$RN_SRC/selftests/lib/netns.sh"
 trap rn_topo_down EXIT
-ROUNDS=${RN_BENCH_ROUNDS:-5}
+ROUNDS=${RN_BENCH_ROUNDS:-8}
 SECS=${RN_BENCH_IPERF_SECONDS:-3}
 PODS=1024
 
@@ -51,9 +51,8 @@ detach() {
 }
 for f in tx_off tx_on rx_off rx_on tx_xdp rx_xdp; do : >"$RN_TMP/$f"; done
 iperf >/dev/null	# warm-up: ARP, slab caches, iperf3's first-run costs
-for r in $(seq "$ROUNDS"); do
-	iperf >>"$RN_TMP/tx_off"
-	iperf -R >>"$RN_TMP/rx_off"
+off_runs() { iperf >>"$RN_TMP/tx_off"; iperf -R >>"$RN_TMP/rx_off"; }
+on_runs() {
 	attach "$RN_TMP/auto.json"
 	iperf >>"$RN_TMP/tx_on"
 	iperf -R >>"$RN_TMP/rx_on"
@@ -62,6 +61,10 @@ for r in $(seq "$ROUNDS"); do
 	iperf >>"$RN_TMP/tx_xdp"
 	iperf -R >>"$RN_TMP/rx_xdp"
 	detach
+}
+# ABBA order: drift in the machine's load hits both sides alike
+for r in $(seq "$ROUNDS"); do
+	if [ $((r % 2)) = 1 ]; then off_runs; on_runs; else on_runs; off_runs; fi
 done
 tx_off=$(med <"$RN_TMP/tx_off"); tx_on=$(med <"$RN_TMP/tx_on")
 rx_off=$(med <"$RN_TMP/rx_off"); rx_on=$(med <"$RN_TMP/rx_on")
