@@ -11,7 +11,7 @@ ROUNDS=${RN_BENCH_ROUNDS:-8}
 SECS=${RN_BENCH_IPERF_SECONDS:-3}
 PODS=1024
 
-med() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+med() { sort -g | awk '{ v[NR] = $1 } END { printf "%.3f\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ms_of() {	# ms_of CMD... : wall time of one run, in ms
 	local t0 t1
 	t0=$(date +%s%N)
@@ -37,7 +37,8 @@ iperf() {	# iperf ARGS: bits per second of one run
 	local srv=$!
 	sleep 0.3
 	rn_in a iperf3 -c 10.77.0.100 -t "$SECS" -J "$@" 2>"$RN_TMP/iperf.err" |
-		jq ".end.sum_received.bits_per_second" || cat "$RN_TMP/iperf.err" >&2
+		jq ".end.sum_received.bits_per_second // empty"
+	[ -s "$RN_TMP/iperf.err" ] && sed "s/^/iperf3: /" "$RN_TMP/iperf.err" >&2
 	wait $srv 2>/dev/null
 }
 attach() {
@@ -66,6 +67,7 @@ on_runs() {
 for r in $(seq "$ROUNDS"); do
 	if [ $((r % 2)) = 1 ]; then off_runs; on_runs; else on_runs; off_runs; fi
 done
+for f in tx_off rx_off tx_on rx_on tx_xdp rx_xdp; do echo "   runs $f: $(tr "\n" " " <"$RN_TMP/$f")"; done
 tx_off=$(med <"$RN_TMP/tx_off"); tx_on=$(med <"$RN_TMP/tx_on")
 rx_off=$(med <"$RN_TMP/rx_off"); rx_on=$(med <"$RN_TMP/rx_on")
 tx_xdp=$(med <"$RN_TMP/tx_xdp"); rx_xdp=$(med <"$RN_TMP/rx_xdp")
