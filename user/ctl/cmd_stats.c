@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* rdmanetctl stats [--pod NS/NAME] [--master IF] [-j] */
+/* rdmanetctl stats [--pod NS/NAME] [--master IF] [-b|--bytes] [-j] */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,80 +8,117 @@
 #include "maps.h"
 #include "stats.h"
 
-static void print_classes(const char *dir, const struct rn_traffic t[RN_CLASS_MAX])
+/* Human output: one table of pods and one of masters, a row per direction,
+ * packets per class (bytes with --bytes). */
+static unsigned long long val(const struct rn_traffic *t, int bytes)
 {
-	printf("    %s:", dir);
+	return bytes ? t->bytes : t->packets;
+}
+
+static void print_class_heads(void)
+{
+	for (int c = 0; c < RN_CLASS_MAX; c++) {
+		char head[16];
+
+		snprintf(head, sizeof(head), "%s", rn_class_names[c]);
+		for (char *h = head; *h; h++)
+			*h = (char)(*h - 32 * (*h >= 'a' && *h <= 'z'));
+		printf(" %12s", head);
+	}
+}
+
+static void print_row(int w, const char *who, const char *ifname, const char *master,
+		      const char *dir, const struct rn_traffic t[RN_CLASS_MAX], int bytes,
+		      unsigned long long extra, const char *drops)
+{
+	printf("%-*s %-15s %-15s %-3s", w, who, ifname, master, dir);
 	for (int c = 0; c < RN_CLASS_MAX; c++)
-		printf(" %s %llu/%llu", rn_class_names[c], (unsigned long long)t[c].packets,
-		       (unsigned long long)t[c].bytes);
+		printf(" %12llu", val(&t[c], bytes));
+	printf(" %12llu %s\n", extra, drops);
 }
 
-static void print_pod(const struct rn_pod_stats *ps)
+static void print_pods(const struct rn_stats *s, const char *pod, const char *master,
+		       int bytes)
 {
-	const struct rn_pod_counters *c = &ps->ctr;
-	json_t *j = rn_stats_json(&(struct rn_stats){ .pods = (struct rn_pod_stats *)ps,
-						      .n_pods = 1 }, NULL, NULL);
-	json_t *pod = json_array_get(json_object_get(j, "pods"), 0);
-	json_t *ip;
-	size_t i;
+	int w = 16;
 
-	printf("%s/%s %s master %s mac %s", ps->ent.meta.ns, ps->ent.meta.name,
-	       ps->ent.meta.ifname, ps->ent.master,
-	       json_string_value(json_object_get(pod, "mac")));
-	json_array_foreach(json_object_get(pod, "ips"), i, ip)
-		printf(" %s", json_string_value(ip));
-	if (ps->ent.pod.dscp_roce != RN_DSCP_INHERIT)
-		printf(" dscp %u", ps->ent.pod.dscp_roce);
-	printf("\n");
-	json_decref(j);
-	print_classes("rx", c->traffic[RN_DIR_RX]);
-	printf(" ecn-ce %llu\n", (unsigned long long)c->rx_ecn_ce);
-	print_classes("tx", c->traffic[RN_DIR_TX]);
-	printf(" marked %llu\n", (unsigned long long)c->tx_marked);
-	printf("    policy: violations spoofed_source %llu, drops spoofed_source %llu\n",
-	       (unsigned long long)c->violations[RN_VIOLATION_SPOOFED_SOURCE],
-	       (unsigned long long)c->drops[RN_VIOLATION_SPOOFED_SOURCE]);
+	for (int i = 0; i < s->n_pods; i++) {
+		int n = (int)(strlen(s->pods[i].ent.meta.ns) + 1 + strlen(s->pods[i].ent.meta.name));
+
+		w = n > w ? n : w;
+	}
+	printf("%-*s %-15s %-15s %-3s", w, "POD", "IFNAME", "MASTER", "DIR");
+	print_class_heads();
+	printf(" %12s %s\n", "CE/MARKED", "DROPS");
+	for (int i = 0; i < s->n_pods; i++) {
+		const struct rn_pod_stats *ps = &s->pods[i];
+		char name[RN_NS_LEN + RN_POD_NAME_LEN + 2], drops[32];
+
+		if (pod && !rn_stats_pod_match(&ps->ent, pod))
+			continue;
+		if (master && strcmp(ps->ent.master, master))
+			continue;
+		snprintf(name, sizeof(name), "%s/%s", ps->ent.meta.ns, ps->ent.meta.name);
+		snprintf(drops, sizeof(drops), "%llu",
+			 (unsigned long long)ps->ctr.drops[RN_VIOLATION_SPOOFED_SOURCE]);
+		print_row(w, name, ps->ent.meta.ifname, ps->ent.master, "rx",
+			  ps->ctr.traffic[RN_DIR_RX], bytes, ps->ctr.rx_ecn_ce, "");
+		print_row(w, "", "", "", "tx", ps->ctr.traffic[RN_DIR_TX], bytes,
+			  ps->ctr.tx_marked, drops);
+	}
 }
 
-static void print_master(const struct rn_master_stats *ms)
+static void print_masters(const struct rn_stats *s, const char *master, int bytes)
 {
-	const struct rn_master *mi = &ms->info;
-	unsigned long long mal = 0;
+	printf("\n%-15s %7s %-6s %-6s %-7s %-3s", "MASTER", "IFINDEX", "XDP", "TC", "POLICY",
+	       "DIR");
+	print_class_heads();
+	printf(" %12s %12s\n", "UNKNOWN", "MALFORMED");
+	for (int i = 0; i < s->n_masters; i++) {
+		const struct rn_master_stats *ms = &s->masters[i];
+		const struct rn_master *mi = &ms->info;
+		unsigned long long mal = 0, unk[RN_DIR_MAX] = { 0, 0 };
 
-	for (int r = 1; r < RN_MALFORMED_MAX; r++)
-		mal += ms->ctr.malformed[r];
-	printf("master %s ifindex %u xdp %s tc %s policy %s dscp %u/%u ecn %s mtu %u\n",
-	       mi->ifname, mi->ifindex, rn_xdp_state_names[mi->xdp < 3 ? mi->xdp : 0],
-	       rn_tc_state_names[mi->tc < 3 ? mi->tc : 0],
-	       rn_policy_names[mi->policy < 3 ? mi->policy : 0], mi->dscp_roce, mi->dscp_cnp,
-	       rn_ecn_names[mi->ecn < 3 ? mi->ecn : 0], mi->mtu);
-	print_classes("total rx", ms->total[RN_DIR_RX]);
-	printf("\n");
-	print_classes("total tx", ms->total[RN_DIR_TX]);
-	printf("\n");
-	print_classes("unknown rx", ms->ctr.unknown[RN_DIR_RX]);
-	printf(" ecn-ce %llu\n", (unsigned long long)ms->ctr.rx_ecn_ce);
-	print_classes("unknown tx", ms->ctr.unknown[RN_DIR_TX]);
-	printf(" marked %llu\n", (unsigned long long)ms->ctr.tx_marked);
-	printf("    malformed %llu", mal);
-	for (int r = 1; r < RN_MALFORMED_MAX; r++)
-		if (ms->ctr.malformed[r])
-			printf(" %s %llu", rn_malformed_names[r],
-			       (unsigned long long)ms->ctr.malformed[r]);
-	printf("\n");
+		if (master && strcmp(mi->ifname, master))
+			continue;
+		for (int r = 1; r < RN_MALFORMED_MAX; r++)
+			mal += ms->ctr.malformed[r];
+		for (int d = 0; d < RN_DIR_MAX; d++)
+			for (int c = 0; c < RN_CLASS_MAX; c++)
+				unk[d] += val(&ms->ctr.unknown[d][c], bytes);
+		for (int d = 0; d < RN_DIR_MAX; d++) {
+			if (d == 0)
+				printf("%-15s %7u %-6s %-6s %-7s", mi->ifname, mi->ifindex,
+				       rn_xdp_state_names[mi->xdp < 3 ? mi->xdp : 0],
+				       rn_tc_state_names[mi->tc < 3 ? mi->tc : 0],
+				       rn_policy_names[mi->policy < 3 ? mi->policy : 0]);
+			else
+				printf("%-15s %7s %-6s %-6s %-7s", "", "", "", "", "");
+			printf(" %-3s", rn_dir_names[d]);
+			for (int c = 0; c < RN_CLASS_MAX; c++)
+				printf(" %12llu", val(&ms->total[d][c], bytes));
+			printf(" %12llu", unk[d]);
+			if (d == 0)
+				printf(" %12llu", mal);
+			printf("\n");
+		}
+	}
 }
 
 int cmd_stats(struct ctl *ctl, int argc, char **argv)
 {
 	const char *pod = NULL, *master = NULL;
 	struct rn_error e = { 0 };
+	int bytes = 0;
 	struct rn_stats s;
 	int found = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (ctl_common_opt(ctl, argv[i]))
 			continue;
-		if (!strcmp(argv[i], "--pod") && i + 1 < argc)
+		if (!strcmp(argv[i], "-b") || !strcmp(argv[i], "--bytes"))
+			bytes = 1;
+		else if (!strcmp(argv[i], "--pod") && i + 1 < argc)
 			pod = argv[++i];
 		else if (!strcmp(argv[i], "--master") && i + 1 < argc)
 			master = argv[++i];
@@ -106,16 +143,9 @@ int cmd_stats(struct ctl *ctl, int argc, char **argv)
 		else if (rn_stats_json_write(stdout, &s, pod, master, JSON_COMPACT))
 			return ctl_fail("stats: write: %s", strerror(errno));
 	} else {
-		for (int i = 0; i < s.n_pods; i++) {
-			if (pod && !rn_stats_pod_match(&s.pods[i].ent, pod))
-				continue;
-			if (master && strcmp(s.pods[i].ent.master, master))
-				continue;
-			print_pod(&s.pods[i]);
-		}
-		for (int i = 0; i < s.n_masters && !pod; i++)
-			if (!master || !strcmp(s.masters[i].info.ifname, master))
-				print_master(&s.masters[i]);
+		print_pods(&s, pod, master, bytes);
+		if (!pod)
+			print_masters(&s, master, bytes);
 	}
 	rn_stats_free(&s);
 	return 0;

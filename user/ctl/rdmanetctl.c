@@ -11,7 +11,7 @@
 #include "log.h"
 
 static const struct ctl_cmd commands[] = {
-	{ "stats", cmd_stats, "stats [--pod NS/NAME] [--master IF] [-j]" },
+	{ "stats", cmd_stats, "stats [--pod NS/NAME] [--master IF] [-b|--bytes] [-j]" },
 	{ "pod", cmd_pod, "pod add|del|show ..." },
 	{ "export", cmd_export, "export --textfile DIR" },
 	{ "dev", cmd_dev, "dev [show] [DEV] [-s] [-j] | dev netns [shared|exclusive]" },
