@@ -9,9 +9,10 @@
 #include "pod_lookup.h"
 #include "pod_tx.h"
 #include "skb_data.h"
-/* Not used here; defined so the registry map is created and pinned with
- * the rest when the agent loads this object. */
+/* Not used here; defined so the userspace-only registry maps are created
+ * and pinned with the rest when the agent loads this object. */
 #include "../maps/pod_meta.h"
+#include "../maps/master_retired.h"
 
 
 SEC("tc")

@@ -42,4 +42,11 @@ struct rn_master_counters {
 	__u64 tx_marked;	/* RoCE of no pod whose DSCP/ECN was rewritten */
 };
 
+/* Traffic of pods that were unregistered from this master, so the master's
+ * totals (pods + unknown + retired) never go backwards. Written only by the
+ * registry, under its lock, when a pod goes. */
+struct rn_master_retired {
+	struct rn_traffic traffic[RN_DIR_MAX][RN_CLASS_MAX];
+};
+
 #endif

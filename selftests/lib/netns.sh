@@ -15,6 +15,7 @@
 #   rn_in NAME CMD...        run in a pod (or peer) netns
 #   rn_ctl ARGS...           rdmanetctl on this run's pin dir, in the node netns
 #   rn_agent_config FILE [POLICY] [extra master JSON]  write an agent config
+#                            (RN_MAX_PODS sets bpf.max_pods)
 #   rn_agent_start CONFIG    start rdmanetd in the background (RN_AGENT_PID), wait attach
 #   rn_agent_stop            SIGTERM the agent and wait
 #   rn_topo_down             agent --uninstall, delete netns, remove pins (trap this)
@@ -66,7 +67,7 @@ rn_agent_config() {
   "node": "$RN_PFX",
   "masters": [ { "ifname": "roce0", "policy": "${2:-monitor}"${3:+, $3} } ],
   "textfile": { "dir": "$RN_TMP/textfile", "interval_s": 1 },
-  "bpf": { "pin_dir": "$RN_PIN" }${4:+, $4}
+  "bpf": { "pin_dir": "$RN_PIN"${RN_MAX_PODS:+, \"max_pods\": $RN_MAX_PODS} }${4:+, $4}
 }
 JSON
 }

@@ -94,4 +94,11 @@ tap_diag "tcp: pod sent $sent segments (retrans $retr), counted $tx; peer sent $
 check_range "tcp tx segments = pod's OutSegs (GSO counted as segments)" "$tx" $((sent - retr)) $((sent + retr))
 lo=$(( got * 99 / 100 )); hi=$(( got * 101 / 100 + 2 ))
 check_range "tcp rx segments = peer's OutSegs within 1% (GRO aggregates estimated by MTU)" "$rx" "$lo" "$hi"
+
+# a pod that goes takes nothing from its master's totals (Prometheus counters)
+total() { rn_stat ".masters[0].total.$1.packets"; }
+before_tx=$(total tx.roce); before_rx=$(total rx.roce)
+rn_ctl pod del --container-id cb --ifname eth1
+check_eq "master tx roce total unchanged after pod b is unregistered" "$(total tx.roce)" "$before_tx"
+check_eq "master rx roce total unchanged after pod b is unregistered" "$(total rx.roce)" "$before_rx"
 tap_done

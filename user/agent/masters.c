@@ -9,6 +9,7 @@
 #include "log.h"
 #include "masters.h"
 #include "netdev.h"
+#include "pin.h"
 #include "registry.h"
 
 static int pick_slot(const struct rn_maps *m, const char *ifname)
@@ -154,15 +155,34 @@ static void drop_pods_of(const struct rn_maps *m, __u32 mslot)
 	free(ents);
 }
 
+static void reset_counters(const struct rn_maps *m, __u32 slot)
+{
+	struct rn_master_retired ret;
+	void *zero = calloc((size_t)m->ncpus, sizeof(struct rn_master_counters));
+
+	memset(&ret, 0, sizeof(ret));
+	bpf_map_update_elem(m->mst_ret, &slot, &ret, BPF_ANY);
+	if (zero)
+		bpf_map_update_elem(m->mst_ctr, &slot, zero, BPF_ANY);
+	free(zero);
+}
+
 static void release_slot(const struct rn_config *c, const struct rn_maps *m, __u32 slot,
 			 const struct rn_master *ms)
 {
 	struct rn_master zero;
+	int lock;
 
 	detach_all(c, ms);
+	/* under the registry lock: a CNI ADD must not register a pod on this
+	 * slot between the listing and the reset */
+	lock = rn_pin_lock_registry(c->bpf.pin_dir, NULL);
 	drop_pods_of(m, slot);
 	memset(&zero, 0, sizeof(zero));
 	bpf_map_update_elem(m->masters, &slot, &zero, BPF_ANY);
+	/* a master that takes this slot later starts from zero */
+	reset_counters(m, slot);
+	rn_pin_unlock(lock);
 }
 
 int rn_masters_reconcile(const struct rn_config *c, const struct rn_maps *m)
@@ -172,11 +192,15 @@ int rn_masters_reconcile(const struct rn_config *c, const struct rn_maps *m)
 	char names[RN_MAX_MASTERS][RN_IFNAMSIZ];
 	struct rn_master ms;
 	int n = c->n_masters, ok = 0;
+	bool discovered = n == 0;
 
-	if (n == 0) {
+	if (discovered) {
 		n = rn_discover_roce_netdevs_config(c, names, RN_MAX_MASTERS);
-		if (n < 0)
+		if (n < 0) {
+			rn_warn("RoCE netdev discovery failed (%s); keeping the masters as they are",
+				strerror(-n));
 			n = 0;
+		}
 		for (int i = 0; i < n; i++) {
 			memset(&auto_cfg[i], 0, sizeof(auto_cfg[i]));
 			memcpy(auto_cfg[i].ifname, names[i], RN_IFNAMSIZ);
@@ -186,8 +210,11 @@ int rn_masters_reconcile(const struct rn_config *c, const struct rn_maps *m)
 		}
 		list = auto_cfg;
 	}
-	/* masters no longer wanted give their slot back first */
-	for (__u32 s = 0; s < RN_MAX_MASTERS; s++) {
+	/* Masters no longer configured give their slot back (and their pods'
+	 * registrations). Discovery never takes a master away: a port missing
+	 * from one look (driver reset, netlink hiccup) would otherwise lose
+	 * every pod registered on it. */
+	for (__u32 s = 0; s < RN_MAX_MASTERS && !discovered; s++) {
 		bool wanted = false;
 
 		if (rn_master_get(m, s, &ms) || !(ms.flags & RN_MASTER_F_IN_USE))

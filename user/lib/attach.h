@@ -23,6 +23,11 @@
 /* Creates (or reuses) the pinned maps; max_pods sizes the pod maps only
  * when they are created. */
 int rn_maps_create(const char *pin_dir, unsigned int max_pods, struct rn_error *e);
+/* Before loading an object that reuses the pins: size its pod maps like
+ * the pinned ones (max_pods where nothing is pinned yet), or libbpf
+ * refuses to reuse them. */
+struct bpf_object;
+void rn_maps_size_like_pins(struct bpf_object *obj, const char *pin_dir, unsigned int max_pods);
 
 /* mode: config's xdp_mode. *state: enum rn_xdp_state now attached. */
 int rn_xdp_attach(const char *pin_dir, int ifindex, __u32 slot, enum rn_xdp_mode mode,

@@ -32,19 +32,11 @@ static unsigned int pinned_size(const char *pin_dir, const char *name, unsigned 
 	return want;
 }
 
-int rn_maps_create(const char *pin_dir, unsigned int max_pods, struct rn_error *e)
+void rn_maps_size_like_pins(struct bpf_object *obj, const char *pin_dir, unsigned int max_pods)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = pin_dir);
-	struct tc_egress *skel;
 	struct bpf_map *map;
-	int err;
 
-	skel = tc_egress__open_opts(&opts);
-	if (!skel)
-		return rn_fail(e, -errno, "open tc_egress object: %s", strerror(errno));
-	/* maps only: the programs are loaded per master, with its slot */
-	bpf_program__set_autoload(skel->progs.rn_tc_egress, false);
-	bpf_object__for_each_map(map, skel->obj) {
+	bpf_object__for_each_map(map, obj) {
 		const char *name = bpf_map__name(map);
 		unsigned int want;
 
@@ -58,6 +50,20 @@ int rn_maps_create(const char *pin_dir, unsigned int max_pods, struct rn_error *
 			continue;
 		bpf_map__set_max_entries(map, pinned_size(pin_dir, name, want));
 	}
+}
+
+int rn_maps_create(const char *pin_dir, unsigned int max_pods, struct rn_error *e)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = pin_dir);
+	struct tc_egress *skel;
+	int err;
+
+	skel = tc_egress__open_opts(&opts);
+	if (!skel)
+		return rn_fail(e, -errno, "open tc_egress object: %s", strerror(errno));
+	/* maps only: the programs are loaded per master, with its slot */
+	bpf_program__set_autoload(skel->progs.rn_tc_egress, false);
+	rn_maps_size_like_pins(skel->obj, pin_dir, max_pods);
 	err = tc_egress__load(skel);
 	if (err)
 		rn_fail(e, err, "create maps under %s: %s (an incompatible map of the same "

@@ -12,6 +12,7 @@
 
 #include "attach.h"
 #include "log.h"
+#include "map_sizes_user.h"
 #include "pin.h"
 #include "tc_egress.skel.h"
 #include "tc_ingress.skel.h"
@@ -92,6 +93,7 @@ static int tc_load(struct tc_skel *t, const char *pin_dir, __u32 slot, bool ingr
 		if (!t->ingress)
 			return -errno;
 		t->ingress->rodata->rn_master_slot = slot;
+		rn_maps_size_like_pins(t->ingress->obj, pin_dir, RN_DEFAULT_MAX_PODS);
 		err = tc_ingress__load(t->ingress);
 		if (!err)
 			t->prog_fd = bpf_program__fd(t->ingress->progs.rn_tc_ingress);
@@ -100,6 +102,7 @@ static int tc_load(struct tc_skel *t, const char *pin_dir, __u32 slot, bool ingr
 		if (!t->egress)
 			return -errno;
 		t->egress->rodata->rn_master_slot = slot;
+		rn_maps_size_like_pins(t->egress->obj, pin_dir, RN_DEFAULT_MAX_PODS);
 		err = tc_egress__load(t->egress);
 		if (!err)
 			t->prog_fd = bpf_program__fd(t->egress->progs.rn_tc_egress);

@@ -5,6 +5,7 @@
 
 #include "attach.h"
 #include "log.h"
+#include "map_sizes_user.h"
 #include "xdp_rx.skel.h"
 
 static enum rn_xdp_state state_of(enum xdp_attach_mode mode)
@@ -47,6 +48,7 @@ static int try_attach(const char *pin_dir, int ifindex, __u32 slot, enum xdp_att
 	if (!skel)
 		return -errno;
 	skel->rodata->rn_master_slot = slot;
+	rn_maps_size_like_pins(skel->obj, pin_dir, RN_DEFAULT_MAX_PODS);
 	xopts.obj = skel->obj;
 	prog = xdp_program__create(&xopts);
 	err = libxdp_get_error(prog);

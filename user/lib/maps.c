@@ -15,13 +15,14 @@
 const char *const rn_map_names[RN_N_MAPS] = {
 	"rn_masters_v1", "rn_mst_ctr_v1", "rn_pods_v1", "rn_pod_ips_v1",
 	"rn_pod_info_v1", "rn_pod_ctr_v1", "rn_pod_meta_v1", "rn_pod_idx_v1",
-	"rn_pod_ovf_v1",
+	"rn_pod_ovf_v1", "rn_mst_ret_v1",
 };
 
 static int *map_field(struct rn_maps *m, int i)
 {
 	int *fields[] = { &m->masters, &m->mst_ctr, &m->pods, &m->pod_ips,
-			  &m->pod_info, &m->pod_ctr, &m->pod_meta, &m->pod_idx, &m->pod_ovf };
+			  &m->pod_info, &m->pod_ctr, &m->pod_meta, &m->pod_idx, &m->pod_ovf,
+			  &m->mst_ret };
 
 	return fields[i];
 }

@@ -18,12 +18,13 @@ struct rn_maps {
 	int pod_meta;		/* rn_pod_meta_v1 */
 	int pod_idx;		/* rn_pod_idx_v1 */
 	int pod_ovf;		/* rn_pod_ovf_v1 */
+	int mst_ret;		/* rn_mst_ret_v1 */
 	unsigned int max_pods;	/* entries of the pinned pod maps */
 	int ncpus;		/* possible CPUs: per-CPU value count */
 };
 
 /* Map names as pinned; their order matches the fields above. */
-#define RN_N_MAPS 9
+#define RN_N_MAPS 10
 extern const char *const rn_map_names[RN_N_MAPS];
 
 /* Opens every pinned map under pin_dir. Fails with a hint to start

@@ -165,29 +165,56 @@ static void index_remove(const struct rn_maps *m, const struct rn_pod_key *key, 
 	}
 }
 
-/* Unpublishes a slot: keys first (the data path stops finding it), the
- * owner record last (the slot becomes free). */
+/* Takes a pod's keys out of the data path (which then stops finding it). */
+static void unpublish_keys(const struct rn_maps *m, const struct rn_pod *pod, __u32 slot)
+{
+	struct rn_pod_key key = { .master = pod->master };
+	struct rn_addr ips[RN_POD_MAX_IPS];
+	__u32 owner;
+	int n;
+
+	memcpy(key.mac, pod->mac, 6);
+	if (!(pod->flags & RN_POD_F_IP_KEYED))
+		index_remove(m, &key, slot);
+	pod_ips(pod, ips, &n);
+	for (int i = 0; i < n; i++) {
+		struct rn_pod_ip_key ik;
+
+		ip_key(&ik, pod->master, &ips[i]);
+		if (!bpf_map_lookup_elem(m->pod_ips, &ik, &owner) && owner == slot)
+			bpf_map_delete_elem(m->pod_ips, &ik);
+	}
+}
+
+/* Adds a leaving pod's traffic to its master's retired totals, so the
+ * master's counters stay monotonic when the pod's slot is freed. */
+static void retire_counters(const struct rn_maps *m, const struct rn_pod *pod, __u32 slot)
+{
+	struct rn_master_retired ret;
+	struct rn_pod_counters c;
+	__u32 mslot = pod->master;
+
+	if (mslot >= RN_MAX_MASTERS || rn_maps_percpu_sum(m, m->pod_ctr, slot, &c, sizeof(c)) ||
+	    bpf_map_lookup_elem(m->mst_ret, &mslot, &ret))
+		return;
+	for (int d = 0; d < RN_DIR_MAX; d++)
+		for (int k = 0; k < RN_CLASS_MAX; k++) {
+			ret.traffic[d][k].packets += c.traffic[d][k].packets;
+			ret.traffic[d][k].bytes += c.traffic[d][k].bytes;
+		}
+	bpf_map_update_elem(m->mst_ret, &mslot, &ret, BPF_ANY);
+}
+
+/* Unregisters a slot: keys first (the data path stops finding it), its
+ * traffic into the master's retired totals, the owner record last (the
+ * slot becomes free). */
 void rn_registry_remove_slot(const struct rn_maps *m, __u32 slot)
 {
 	struct rn_pod pod;
-	struct rn_addr ips[RN_POD_MAX_IPS];
-	int n;
 
 	if (!bpf_map_lookup_elem(m->pod_info, &slot, &pod)) {
-		struct rn_pod_key key = { .master = pod.master };
-		__u32 owner;
-
-		memcpy(key.mac, pod.mac, 6);
-		if (!(pod.flags & RN_POD_F_IP_KEYED))
-			index_remove(m, &key, slot);
-		pod_ips(&pod, ips, &n);
-		for (int i = 0; i < n; i++) {
-			struct rn_pod_ip_key ik;
-
-			ip_key(&ik, pod.master, &ips[i]);
-			if (!bpf_map_lookup_elem(m->pod_ips, &ik, &owner) && owner == slot)
-				bpf_map_delete_elem(m->pod_ips, &ik);
-		}
+		unpublish_keys(m, &pod, slot);
+		retire_counters(m, &pod, slot);
 	}
 	bpf_map_delete_elem(m->pod_meta, &slot);
 }
@@ -282,39 +309,49 @@ static int zero_counters(const struct rn_maps *m, __u32 slot)
 	return err;
 }
 
+/* Writes a pod into a slot and publishes its keys. */
+static int publish_pod(const struct rn_maps *m, const struct rn_pod *pod,
+		       const struct rn_pod_meta *meta, __u32 slot, bool fresh, struct rn_error *e)
+{
+	struct rn_addr ips[RN_POD_MAX_IPS];
+	int err, n;
+
+	/* order matters: the data path must never find a key whose slot still
+	 * holds another pod's info or counters */
+	if (fresh && zero_counters(m, slot))
+		return rn_fail(e, -errno, "reset counters of slot %u: %s", slot, strerror(errno));
+	if (bpf_map_update_elem(m->pod_info, &slot, pod, BPF_ANY) ||
+	    bpf_map_update_elem(m->pod_meta, &slot, meta, BPF_ANY))
+		return rn_fail(e, -errno, "write pod slot %u: %s", slot, strerror(errno));
+	if (!(pod->flags & RN_POD_F_IP_KEYED)) {
+		struct rn_pod_key key = { .master = pod->master };
+
+		memcpy(key.mac, pod->mac, 6);
+		err = index_insert(m, &key, slot);
+		if (err)
+			return rn_fail(e, err, "publish MAC: %s", strerror(-err));
+		return 0;
+	}
+	pod_ips(pod, ips, &n);
+	for (int i = 0; i < n; i++) {
+		struct rn_pod_ip_key ik;
+
+		ip_key(&ik, pod->master, &ips[i]);
+		if (bpf_map_update_elem(m->pod_ips, &ik, &slot, BPF_ANY))
+			return rn_fail(e, -errno, "publish IP: %s", strerror(errno));
+	}
+	return 0;
+}
+
 int rn_registry_publish(const struct rn_maps *m, const struct rn_pod_spec *s, __u16 master,
 			__u32 slot, bool fresh, struct rn_error *e)
 {
 	struct rn_pod pod;
 	struct rn_pod_meta meta;
-	int err;
 
 	fill_pod(&pod, s, master);
 	fill_meta(&meta, s);
-	/* order matters: the data path must never find a key whose slot still
-	 * holds another pod's info or counters */
-	if (fresh && zero_counters(m, slot))
-		return rn_fail(e, -errno, "reset counters of slot %u: %s", slot, strerror(errno));
-	if (bpf_map_update_elem(m->pod_info, &slot, &pod, BPF_ANY) ||
-	    bpf_map_update_elem(m->pod_meta, &slot, &meta, BPF_ANY))
-		return rn_fail(e, -errno, "write pod slot %u: %s", slot, strerror(errno));
-	if (!s->ip_keyed) {
-		struct rn_pod_key key = { .master = master };
-
-		memcpy(key.mac, s->mac, 6);
-		err = index_insert(m, &key, slot);
-		if (err)
-			return rn_fail(e, err, "publish MAC: %s", strerror(-err));
-	} else {
-		for (int i = 0; i < s->n_ips; i++) {
-			struct rn_pod_ip_key ik;
-
-			ip_key(&ik, master, &s->ips[i]);
-			if (bpf_map_update_elem(m->pod_ips, &ik, &slot, BPF_ANY))
-				return rn_fail(e, -errno, "publish IP: %s", strerror(errno));
-		}
-	}
-	return 0;
+	return publish_pod(m, &pod, &meta, slot, fresh, e);
 }
 
 static int mark_master_ip_keyed(const struct rn_maps *m, __u32 mslot)
@@ -327,6 +364,32 @@ static int mark_master_ip_keyed(const struct rn_maps *m, __u32 mslot)
 		return 0;
 	ms.flags |= RN_MASTER_F_IP_KEYED;
 	return bpf_map_update_elem(m->masters, &mslot, &ms, BPF_EXIST) ? -errno : 0;
+}
+
+/* Re-registration keeps the slot and its counters and swaps the keys; if
+ * the new ones cannot be published, the old registration is put back, so a
+ * failed update changes nothing. */
+static int republish(const struct rn_maps *m, const struct rn_pod_spec *s, __u16 master,
+		     __u32 slot, struct rn_error *e)
+{
+	struct rn_pod_meta old_meta;
+	struct rn_pod old_pod;
+	int err;
+
+	if (bpf_map_lookup_elem(m->pod_info, &slot, &old_pod) ||
+	    bpf_map_lookup_elem(m->pod_meta, &slot, &old_meta))
+		return rn_fail(e, -errno, "read pod slot %u: %s", slot, strerror(errno));
+	unpublish_keys(m, &old_pod, slot);
+	err = rn_registry_publish(m, s, master, slot, false, e);
+	if (err) {
+		struct rn_pod half;
+
+		/* drop whatever of the new keys made it in, then the old ones back */
+		fill_pod(&half, s, master);
+		unpublish_keys(m, &half, slot);
+		publish_pod(m, &old_pod, &old_meta, slot, false, NULL);
+	}
+	return err;
 }
 
 /* The maps, and the registry lock held: returns the lock fd. */
@@ -347,7 +410,7 @@ int rn_registry_add(const char *pin_dir, const struct rn_pod_spec *s, struct rn_
 	struct meta_table table = { 0 };
 	struct rn_maps m;
 	int lock, mslot, old, err;
-	__u32 slot;
+	__u32 slot = 0;
 
 	if (rn_pod_spec_check(s, e))
 		return e ? e->code : -EINVAL;
@@ -368,11 +431,7 @@ int rn_registry_add(const char *pin_dir, const struct rn_pod_spec *s, struct rn_
 	err = conflict(&m, s, (__u16)mslot, old, e);
 	if (err)
 		goto out;
-	if (old >= 0) {
-		/* re-registration: keep the slot and its counters, swap the keys */
-		rn_registry_remove_slot(&m, (__u32)old);
-		slot = (__u32)old;
-	} else if (free_slot(&m, &table, &slot)) {
+	if (old < 0 && free_slot(&m, &table, &slot)) {
 		err = rn_fail(e, -ENOSPC, "all %u pod slots are in use", m.max_pods);
 		goto out;
 	}
@@ -380,7 +439,11 @@ int rn_registry_add(const char *pin_dir, const struct rn_pod_spec *s, struct rn_
 		rn_fail(e, err, "flag master %s: %s", s->master, strerror(-err));
 		goto out;
 	}
-	err = rn_registry_publish(&m, s, (__u16)mslot, slot, old < 0, e);
+	if (old >= 0) {
+		err = republish(&m, s, (__u16)mslot, (__u32)old, e);
+		goto out;
+	}
+	err = rn_registry_publish(&m, s, (__u16)mslot, slot, true, e);
 	if (err)
 		rn_registry_remove_slot(&m, slot);
 out:

@@ -87,6 +87,21 @@ static int read_pod_counters(const struct rn_maps *m, struct rn_stats *s,
 	return 0;
 }
 
+/* Pods that left the master still count in its totals. */
+static void add_retired(const struct rn_maps *m, __u32 slot,
+			struct rn_traffic total[RN_DIR_MAX][RN_CLASS_MAX])
+{
+	struct rn_master_retired ret;
+
+	if (bpf_map_lookup_elem(m->mst_ret, &slot, &ret))
+		return;
+	for (int d = 0; d < RN_DIR_MAX; d++)
+		for (int c = 0; c < RN_CLASS_MAX; c++) {
+			total[d][c].packets += ret.traffic[d][c].packets;
+			total[d][c].bytes += ret.traffic[d][c].bytes;
+		}
+}
+
 int rn_stats_collect(const struct rn_maps *m, struct rn_stats *s, struct rn_error *e)
 {
 	struct rn_pod_entry *ents;
@@ -103,6 +118,7 @@ int rn_stats_collect(const struct rn_maps *m, struct rn_stats *s, struct rn_erro
 		if (rn_maps_percpu_sum(m, m->mst_ctr, slot, &ms->ctr, sizeof(ms->ctr)))
 			memset(&ms->ctr, 0, sizeof(ms->ctr));
 		memcpy(ms->total, ms->ctr.unknown, sizeof(ms->total));
+		add_retired(m, slot, ms->total);
 		s->n_masters++;
 	}
 	err = rn_registry_list(m, &ents, &n, e);

@@ -13,7 +13,7 @@ int dp_env_open(struct dp_env *env)
 {
 	int *fds[] = { &env->m.masters, &env->m.mst_ctr, &env->m.pods, &env->m.pod_ips,
 		       &env->m.pod_info, &env->m.pod_ctr, &env->m.pod_meta, &env->m.pod_idx,
-		       &env->m.pod_ovf };
+		       &env->m.pod_ovf, &env->m.mst_ret };
 	struct bpf_map *map;
 
 	memset(env, 0, sizeof(*env));
