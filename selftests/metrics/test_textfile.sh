@@ -34,10 +34,10 @@ check_eq "no sample carries a timestamp" \
 	"$(grep -v '^#' "$F" | awk '{ sub(/^[^{ ]+(\{.*\})?/, ""); if (NF != 1) n++ } END { print n + 0 }')" 0
 sample() { grep -F "$1" "$F" | grep -F "$2" | awk '{print $NF}'; }
 check_eq "pod tx roce packets agree with stats" \
-	"$(sample 'rdmanet_pod_packets_total{namespace="team-1",pod="trainer-0",interface="net1",master="roce0",direction="tx",class="roce"}' '')" \
+	"$(sample 'rdmanet_pod_packets_total{namespace="team-1",pod="trainer-0",interface="net1",master="roce0",container_id="ca",direction="tx",class="roce"}' '')" \
 	"$(rn_pod_stat team-1/trainer-0 .tx.roce.packets)"
 check_eq "pod tx cnp bytes agree with stats" \
-	"$(sample 'rdmanet_pod_bytes_total{namespace="team-1",pod="trainer-0",interface="net1",master="roce0",direction="tx",class="cnp"}' '')" \
+	"$(sample 'rdmanet_pod_bytes_total{namespace="team-1",pod="trainer-0",interface="net1",master="roce0",container_id="ca",direction="tx",class="cnp"}' '')" \
 	"$(rn_pod_stat team-1/trainer-0 .tx.cnp.bytes)"
 check_eq "marked packets" "$(sample 'rdmanet_pod_marked_packets_total{namespace="team-1"' '')" 168
 check "label values escaped" grep -qF 'namespace="odd\"ns",pod="back\\slash"' "$F"
@@ -66,7 +66,17 @@ done
 check_eq "node_exporter: no textfile scrape error" \
 	"$(awk '/^node_textfile_scrape_error /{print $2}' "$RN_TMP/scrape.txt")" 0
 check "node_exporter serves rdmanet pod counters" grep -qF \
-	'rdmanet_pod_packets_total{class="roce",direction="tx",interface="net1",master="roce0",namespace="team-1",pod="trainer-0"} 123' \
+	'rdmanet_pod_packets_total{class="roce",container_id="ca",direction="tx",interface="net1",master="roce0",namespace="team-1",pod="trainer-0"} 123' \
 	"$RN_TMP/scrape.txt"
 check "node_exporter serves the escaped labels" grep -qF 'namespace="odd\"ns"' "$RN_TMP/scrape.txt"
+# two sandboxes of one pod (the old one not yet deleted) stay two series
+rn_ctl pod add --namespace team-1 --pod trainer-0 --container-id cc --ifname net1 --master roce0 \
+	--mac 02:cc:00:00:00:01 --ip 10.77.0.9
+rn_ctl export --textfile "$DIR"
+sleep 0.2
+curl -sf "http://127.0.0.1:$PORT/metrics" >"$RN_TMP/scrape2.txt"
+check_eq "two sandboxes of one pod: still no scrape error" \
+	"$(awk '/^node_textfile_scrape_error /{print $2}' "$RN_TMP/scrape2.txt")" 0
+check_eq "two sandboxes of one pod: two series" \
+	"$(grep -c '^rdmanet_pod_marked_packets_total{.*pod="trainer-0"' "$RN_TMP/scrape2.txt")" 2
 tap_done

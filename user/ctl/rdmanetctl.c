@@ -18,8 +18,8 @@ static const struct ctl_cmd commands[] = {
 	{ "gid", cmd_gid, "gid [DEV] [-j]" },
 	{ "env", cmd_env, "env [--netdev IF] [-j]" },
 	{ "doctor", cmd_doctor, "doctor [-j]" },
-	{ "pool", cmd_pool, "pool add|del|show|list|gc ..." },
-	{ "ip", cmd_ip, "ip show|release ..." },
+	{ "pool", cmd_pool, "pool add|del|show|list|gc|sync|check ..." },
+	{ "ip", cmd_ip, "ip show|release|allocate ..." },
 };
 
 int ctl_fail(const char *fmt, ...)
@@ -122,8 +122,8 @@ int main(int argc, char **argv)
 			rn_log_set_level(RN_LOG_DEBUG);
 			continue;
 		}
-		usage(stderr);
-		return ctl_fail("unknown option \"%s\"", argv[i]);
+		return ctl_fail("unknown option \"%s\" (or a missing value); try \"rdmanetctl help\"",
+				argv[i]);
 	}
 	if (i == argc) {
 		usage(stderr);

@@ -5,8 +5,11 @@
 #include "metrics_datapath.h"
 #include "textfile.h"
 
+/* container_id keeps two sandboxes of one pod (the old one not yet gone)
+ * from producing the same series */
 #define POD_LABELS(ps) "namespace", (ps)->ent.meta.ns, "pod", (ps)->ent.meta.name, \
-	"interface", (ps)->ent.meta.ifname, "master", (ps)->ent.master
+	"interface", (ps)->ent.meta.ifname, "master", (ps)->ent.master, \
+	"container_id", (ps)->ent.meta.container_id
 
 static void pod_traffic(FILE *f, const struct rn_stats *s, int bytes)
 {
