@@ -10,7 +10,7 @@ cleanup() { [ -n "$NE_PID" ] && kill "$NE_PID" 2>/dev/null; rn_topo_down; }
 trap cleanup EXIT
 command -v promtool >/dev/null || { echo "not ok 1 - promtool missing (make deps)"; exit 1; }
 
-rn_topo_up || tap_skip_all "cannot create network namespaces"
+rn_topo_up || { tap_fail "create network namespaces (root, iproute2)"; tap_done; }
 MAC_A=$(rn_pod_up a 10.77.0.2)
 MAC_B=$(rn_pod_up b 10.77.0.3)
 rn_agent_config "$RN_TMP/config.json" monitor

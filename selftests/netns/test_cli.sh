@@ -5,7 +5,7 @@
 . "$RN_SRC/selftests/lib/netns.sh"
 trap rn_topo_down EXIT
 
-rn_topo_up || tap_skip_all "cannot create network namespaces"
+rn_topo_up || { tap_fail "create network namespaces (root, iproute2)"; tap_done; }
 MAC_A=$(rn_pod_up a 10.77.0.2)
 rn_agent_config "$RN_TMP/config.json" monitor
 check "agent attaches" rn_agent_start "$RN_TMP/config.json"

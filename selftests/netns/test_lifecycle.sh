@@ -10,7 +10,7 @@ GEN=$RN_BUILD/tools/rn_udpgen
 SINK=$RN_BUILD/tools/rn_udpsink
 N=20000
 
-rn_topo_up || tap_skip_all "cannot create network namespaces"
+rn_topo_up || { tap_fail "create network namespaces (root, iproute2)"; tap_done; }
 MAC_A=$(rn_pod_up a 10.77.0.2)
 rn_agent_config "$RN_TMP/config.json" monitor
 check "agent attaches" rn_agent_start "$RN_TMP/config.json"

@@ -9,7 +9,7 @@ trap rn_topo_down EXIT
 GEN=$RN_BUILD/tools/rn_udpgen
 SINK=$RN_BUILD/tools/rn_udpsink
 
-rn_topo_up || tap_skip_all "cannot create network namespaces"
+rn_topo_up || { tap_fail "create network namespaces (root, iproute2)"; tap_done; }
 MAC_A=$(rn_pod_up a 10.77.0.2 fd77::2)
 rn_in_node ip addr add 10.77.0.1/24 dev roce0
 rn_agent_config "$RN_TMP/enforce.json" enforce

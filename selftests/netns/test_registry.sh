@@ -7,7 +7,7 @@
 . "$RN_SRC/selftests/lib/netns.sh"
 trap rn_topo_down EXIT
 
-rn_topo_up || tap_skip_all "cannot create network namespaces"
+rn_topo_up || { tap_fail "create network namespaces (root, iproute2)"; tap_done; }
 # 16 pod slots, 32 IP-keyed addresses
 RN_MAX_PODS=16 rn_agent_config "$RN_TMP/config.json" monitor '"xdp_mode": "native"'
 check "agent attaches with 16 pod slots" rn_agent_start "$RN_TMP/config.json"

@@ -9,7 +9,7 @@
 trap rn_topo_down EXIT
 GEN=$RN_BUILD/tools/rn_udpgen
 
-rn_topo_up || tap_skip_all "cannot create network namespaces"
+rn_topo_up || { tap_fail "create network namespaces (root, iproute2)"; tap_done; }
 MAC_A=$(rn_pod_up a 10.77.0.2 fd77::2)
 MAC_B=$(rn_pod_up b 10.77.0.3 fd77::3)
 # RN_XDP_MODE: native (XDP counts rx; the default here, to exercise XDP on

@@ -10,8 +10,9 @@
 trap rn_topo_down EXIT
 GEN=$RN_BUILD/tools/rn_udpgen
 
-rn_topo_up || tap_skip_all "cannot create network namespaces"
-ip -n "$RN_NODE" link add link roce0 name roce0.100 type vlan id 100 || tap_skip_all "no 802.1Q support"
+rn_topo_up || { tap_fail "create network namespaces (root, iproute2)"; tap_done; }
+ip -n "$RN_NODE" link add link roce0 name roce0.100 type vlan id 100 ||
+	{ tap_fail "create an 802.1Q device (8021q module)"; tap_done; }
 ip -n "$RN_NODE" link set roce0.100 up
 ip -n "$RN_PEER" link add link wire0 name wire0.100 type vlan id 100
 ip -n "$RN_PEER" addr add 10.78.0.100/24 dev wire0.100
