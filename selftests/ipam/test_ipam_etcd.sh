@@ -49,6 +49,17 @@ else
 	tap_fail "allocator semantics on etcd"
 	grep -A3 '^not ok' "$DIR/semantics.log" | sed 's/^/# /'
 fi
+if command -v valgrind >/dev/null; then
+	if RN_IPAM_TEST_ETCD=$ETCD_URLS valgrind -q --error-exitcode=99 \
+		"$RN_BUILD/selftests/unit/test_ipam_alloc" >"$DIR/semantics-vg.log" 2>&1; then
+		tap_ok "allocator semantics on etcd under valgrind: no memory error"
+	else
+		tap_fail "allocator semantics on etcd under valgrind"
+		grep -E -m 40 '==[0-9]+==|^not ok' "$DIR/semantics-vg.log" | sed 's/^/# /'
+	fi
+else
+	tap_skip "allocator semantics on etcd under valgrind" "valgrind is not installed"
+fi
 
 # --- 8 concurrent processes, 2,000 allocations ------------------------------
 ipam_concurrent "concurrent" "$DIR/config.json" conc "$DIR" 8 250

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <malloc.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -74,6 +75,19 @@ static void open_with(struct fixture *f, const char *pools)
 		fail_msg("config %s: %s", f->text, e.msg);
 	if (rn_ipam_open(&f->ipam, &f->cfg, &e))
 		fail_msg("open: %s", e.msg);
+}
+
+/* A second handle on the fixture's store (another process, in effect). */
+static struct rn_ipam *open_other(struct fixture *f, struct rn_config *cfg)
+{
+	struct rn_error e = { 0 };
+	struct rn_ipam *ipam;
+
+	if (rn_config_parse(cfg, f->text, &e))
+		fail_msg("config %s: %s", f->text, e.msg);
+	if (rn_ipam_open(&ipam, cfg, &e))
+		fail_msg("open: %s", e.msg);
+	return ipam;
 }
 
 static int setup(void **state)
@@ -180,6 +194,32 @@ static void test_idempotent(void **state)
 	open_with(f, "{\"name\":\"p\",\"subnet\":\"10.9.0.0/24\"}");
 	assert_int_equal(alloc(f, "c1", "net1", "p", NULL, b, &e), 0);
 	assert_string_equal(a[0], b[0]);
+	expect_consistent(f);
+}
+
+/* A pool added through another handle after this one loaded its pools:
+ * the request names a known pool first and the new one second, so
+ * resolving the second reloads the pool list while the plan already
+ * points at the first. */
+static void test_pool_added_elsewhere(void **state)
+{
+	struct fixture *f = *state;
+	struct rn_config cfg2;
+	struct rn_ipam *other;
+	struct rn_error e = { 0 };
+	struct rn_pool p;
+
+	open_with(f, "{\"name\":\"a\",\"subnet\":\"10.9.16.0/24\"}");
+	other = open_other(f, &cfg2);
+	assert_int_equal(rn_pool_from_text(&p, "{\"name\":\"b\",\"subnet\":\"10.9.17.0/24\"}",
+					   "t", &e), 0);
+	assert_int_equal(rn_ipam_pool_add(other, &p, &e), 0);
+	rn_pool_free(&p);
+	rn_ipam_close(other);
+	rn_config_free(&cfg2);
+	/* "a" has room, so it serves the request */
+	assert_string_equal(alloc4(f, "c1", "a,b"), "10.9.16.1/24");
+	assert_string_equal(alloc4(f, "c2", "b,a"), "10.9.17.1/24");
 	expect_consistent(f);
 }
 
@@ -505,6 +545,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_idempotent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pool_added_elsewhere, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_round_robin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_release, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exhaustion, setup, teardown),
@@ -519,6 +560,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sync, setup, teardown),
 	};
 
+	/* freed memory is overwritten at once, so a read through a stale
+	 * pointer (a use after free) gives wrong results here, not only
+	 * under valgrind (selftests/ipam/test_ipam_valgrind.sh) */
+	mallopt(M_PERTURB, 0xa5);
 	return cmocka_run_group_tests_name(etcd_endpoints() ? "ipam allocator (etcd)" :
 					   "ipam allocator (sqlite)", tests, NULL, NULL);
 }

@@ -34,6 +34,8 @@ static int reload_pools(struct rn_ipam *ipam, struct rn_error *e)
 
 static const struct rn_ipam_pool_info *find_pool(const struct rn_ipam *ipam, const char *name)
 {
+	if (!name)
+		return NULL;
 	for (int i = 0; i < ipam->n_pools; i++)
 		if (!strcmp(ipam->pools[i].pool.name, name))
 			return &ipam->pools[i];
@@ -145,6 +147,28 @@ static int lookup_pool(struct rn_ipam *ipam, const char *name, const struct rn_i
 	return *p ? 0 : rn_fail(e, -ENOENT, "ipam: pool \"%s\" not found", name ? name : "");
 }
 
+static bool knows_all(const struct rn_ipam *ipam, const char *const *names, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (!find_pool(ipam, names[i]))
+			return false;
+	return true;
+}
+
+/* Reloads the pool list (at most once) if the request names a pool this
+ * handle has not seen: a plan points into ipam->pools, which a reload
+ * frees, so every name is resolved before any pointer is taken. */
+static int resolve_request_pools(struct rn_ipam *ipam, const struct rn_ipam_request *req,
+				 struct rn_error *e)
+{
+	if (knows_all(ipam, req->ipv4_pools, req->n_ipv4_pools) &&
+	    knows_all(ipam, req->ipv6_pools, req->n_ipv6_pools))
+		return 0;
+	/* added by someone else since we loaded */
+	return reload_pools(ipam, e) ? (e ? e->code : -EIO) : 0;
+}
+
+/* Only after resolve_request_pools(): takes pointers, never reloads. */
 static int plan_family(struct rn_ipam *ipam, const struct rn_ipam_request *req, int family,
 		       const char *const *names, unsigned int n, const char *node,
 		       struct rn_alloc_family *f, struct rn_error *e)
@@ -157,10 +181,11 @@ static int plan_family(struct rn_ipam *ipam, const struct rn_ipam_request *req, 
 	f->family = family;
 	f->n = 0;
 	for (unsigned int i = 0; i < n; i++) {
-		const struct rn_ipam_pool_info *p;
+		const struct rn_ipam_pool_info *p = find_pool(ipam, names[i]);
 
-		if (lookup_pool(ipam, names[i], &p, e))
-			return e ? e->code : -ENOENT;
+		if (!p)
+			return rn_fail(e, -ENOENT, "ipam: pool \"%s\" not found",
+				       names[i] ? names[i] : "");
 		if (rn_pool_family(&p->pool) != family)
 			return rn_fail(e, -EINVAL, "ipam: pool \"%s\" is %s but listed under %s",
 				       names[i], family == AF_INET ? "IPv6" : "IPv4", fam);
@@ -218,6 +243,8 @@ int rn_ipam_allocate(struct rn_ipam *ipam, const struct rn_ipam_request *req,
 	plan.pod_namespace = req->pod_namespace;
 	plan.pod_name = req->pod_name;
 	plan.node = node;
+	if (resolve_request_pools(ipam, req, e))
+		return e ? e->code : -EIO;
 	if (req->n_ipv4_pools &&
 	    plan_family(ipam, req, AF_INET, req->ipv4_pools, req->n_ipv4_pools, node,
 			&plan.fam[plan.n_families++], e))
