@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The agent's RDMA pieces on fixture trees: RoCE TOS from the QoS config,
- * default_roce_tos and traffic_class written (and left alone when right),
- * the GID watch's events and counters, and the textfile metrics (checked
- * by promtool when it is installed). */
+ * default_roce_tos and traffic_class written (and left alone when right)
+ * on the ports the agent manages only (configured masters, else the
+ * selected devices), the GID watch's events and counters, and the
+ * textfile metrics (checked by promtool when it is installed). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -91,6 +92,7 @@ static void collect(const struct rn_qos_outcome *o, void *arg)
 static void test_qos_apply(void **state)
 {
 	char *root = copy_fixture("ib_port"), sys[128], val[64];
+	const struct rn_qos_scope all = { 0 };	/* no masters, no selectors */
 	struct outcomes out = { 0 };
 	struct rn_rdma_model m;
 
@@ -98,7 +100,7 @@ static void test_qos_apply(void **state)
 	snprintf(sys, sizeof(sys), "%s/sys", root);
 	load(&m, sys);
 	/* no configfs rdma_cm: one failure per Ethernet port, with the fix */
-	assert_int_equal(rn_roce_qos_apply(&m, 106, collect, &out), 3);
+	assert_int_equal(rn_roce_qos_apply(&m, &all, 106, collect, &out), 3);
 	assert_int_equal(out.n, 3);	/* mlx5_1 is InfiniBand: not touched */
 	assert_int_equal(out.o[0].err, -ENOENT);
 	assert_non_null(strstr(out.o[0].hint, "modprobe rdma_cm"));
@@ -112,7 +114,7 @@ static void test_qos_apply(void **state)
 	sh("mkdir -p %s/class/infiniband/mlx5_0/tc/1 && : > %s/class/infiniband/mlx5_0/tc/1/"
 	   "traffic_class", sys, sys);
 	out.n = 0;
-	assert_int_equal(rn_roce_qos_apply(&m, 106, collect, &out), 0);
+	assert_int_equal(rn_roce_qos_apply(&m, &all, 106, collect, &out), 0);
 	assert_int_equal(out.n, 4);
 	assert_string_equal(out.o[0].dev, "mlx5_0");
 	assert_int_equal(out.o[0].knob, RN_QOS_DEFAULT_ROCE_TOS);
@@ -130,16 +132,118 @@ static void test_qos_apply(void **state)
 	/* in line already: nothing written */
 	sh("echo 'Global tclass=106' > %s/class/infiniband/mlx5_0/tc/1/traffic_class", sys);
 	out.n = 0;
-	assert_int_equal(rn_roce_qos_apply(&m, 106, collect, &out), 0);
+	assert_int_equal(rn_roce_qos_apply(&m, &all, 106, collect, &out), 0);
 	for (int i = 0; i < out.n; i++)
 		assert_false(out.o[i].changed);
 	/* a new policy moves them all */
 	out.n = 0;
-	assert_int_equal(rn_roce_qos_apply(&m, 137, collect, &out), 0);
+	assert_int_equal(rn_roce_qos_apply(&m, &all, 137, collect, &out), 0);
 	assert_true(out.o[0].changed);
 	assert_int_equal(out.o[0].old_value, 106);
 	assert_int_equal(rn_roce_qos_read_tos(&m.roots, "mlx5_2", 1), 137);
 	rn_rdma_model_free(&m);
+	sh("rm -rf %s", root);
+}
+
+/* The QoS of the cx5 tree's copy at sys under a config made of top (keys
+ * before "rdma") and rdma (keys after its sysfs_root): the devices whose
+ * default_roce_tos moved from 0 to 106 ("mlx5_0 mlx5_1"), and the same for
+ * traffic_class (which mlx5_0 and mlx5_1 have, empty). mlx5_3 has no
+ * rdma_cm group: it counts as touched if applying made one (a fake
+ * configfs group has no ports/1 inside, so that one write fails). */
+static void qos_under(const char *sys, const char *top, const char *rdma, char *tos_set,
+		      char *tc_set)
+{
+	char cfg[1024], val[64];
+	struct rn_rdma_config rc;
+	struct rn_qos_scope scope;
+	struct outcomes out = { 0 };
+	struct rn_rdma_model m;
+	struct rn_config c;
+	struct rn_error e = { 0 };
+	int failures;
+
+	sh("rm -rf %s/kernel/config/rdma_cm && mkdir -p %s/kernel/config/rdma_cm", sys, sys);
+	for (int i = 0; i < 3; i++)
+		sh("mkdir -p %s/kernel/config/rdma_cm/mlx5_%d/ports/1 && echo 0 > "
+		   "%s/kernel/config/rdma_cm/mlx5_%d/ports/1/default_roce_tos", sys, i, sys, i);
+	for (int i = 0; i < 2; i++)
+		sh("mkdir -p %s/class/infiniband/mlx5_%d/tc/1 && : > %s/class/infiniband/mlx5_%d/"
+		   "tc/1/traffic_class", sys, i, sys, i);
+	snprintf(cfg, sizeof(cfg), "{%s\"rdma\": {\"sysfs_root\": \"%s\"%s}}", top, sys, rdma);
+	if (rn_config_parse(&c, cfg, &e))
+		fail_msg("%s: %s", cfg, e.msg);
+	rn_rdma_config_get(&c, &rc);
+	rn_roce_qos_scope(&scope, &c, &rc);
+	load(&m, sys);
+	failures = rn_roce_qos_apply(&m, &scope, 106, collect, &out);
+	tos_set[0] = tc_set[0] = '\0';
+	for (int i = 0; i < 3; i++) {
+		char dev[8];
+		int tos;
+
+		snprintf(dev, sizeof(dev), "mlx5_%d", i);
+		tos = rn_roce_qos_read_tos(&m.roots, dev, 1);
+		if (tos == 106)
+			sprintf(tos_set + strlen(tos_set), "%s%s", tos_set[0] ? " " : "", dev);
+		else
+			assert_int_equal(tos, 0);
+		if (i == 2)
+			continue;
+		assert_int_equal(rn_sysfs_read(val, sizeof(val), "%s/class/infiniband/%s/tc/1/"
+					       "traffic_class", sys, dev), 0);
+		if (!strcmp(val, "tclass=106"))
+			sprintf(tc_set + strlen(tc_set), "%s%s", tc_set[0] ? " " : "", dev);
+		else
+			assert_string_equal(val, "");
+	}
+	if (rn_sysfs_exists("%s/kernel/config/rdma_cm/mlx5_3", sys)) {
+		sprintf(tos_set + strlen(tos_set), "%smlx5_3", tos_set[0] ? " " : "");
+		assert_int_equal(failures, 1);
+	} else {
+		assert_int_equal(failures, 0);
+	}
+	/* every outcome is of a port in scope, none of another */
+	for (int i = 0; i < out.n; i++)
+		assert_non_null(strstr(tos_set, out.o[i].dev));
+	rn_rdma_model_free(&m);
+	rn_config_free(&c);
+}
+
+/* Auto-discovery (selectors) and configured masters: the ports of what
+ * the agent manages get the TOS, no other device's configfs or sysfs. */
+static void test_qos_scope(void **state)
+{
+	static const struct {
+		const char *why, *top, *rdma, *tos, *tc;
+	} cases[] = {
+		{ "no masters, no selectors: every RoCE port, VFs included", "", "",
+		  "mlx5_0 mlx5_1 mlx5_2 mlx5_3", "mlx5_0 mlx5_1" },
+		{ "the PFs' device ID: the VFs (1018) keep theirs", "",
+		  ", \"selectors\": {\"deviceIDs\": [\"1017\"]}", "mlx5_0 mlx5_1",
+		  "mlx5_0 mlx5_1" },
+		{ "one PF by name: the other NIC left alone", "",
+		  ", \"selectors\": {\"ifNames\": [\"ens1f0np0\"]}", "mlx5_0", "mlx5_0" },
+		{ "selectors that match nothing: nothing touched", "",
+		  ", \"selectors\": {\"vendors\": [\"8086\"]}", "", "" },
+		{ "a configured master: its port only", "\"masters\": [{\"ifname\": "
+		  "\"ens1f1np1\"}], ", "", "mlx5_1", "mlx5_1" },
+		{ "a master that backs no RDMA port: nothing", "\"masters\": [{\"ifname\": "
+		  "\"veth7\"}], ", "", "", "" },
+		{ "masters win over selectors (a selected VF is no master)", "\"masters\": "
+		  "[{\"ifname\": \"ens1f0np0\"}], ",
+		  ", \"selectors\": {\"deviceIDs\": [\"1018\"]}", "mlx5_0", "mlx5_0" },
+	};
+	char *root = copy_fixture("cx5"), sys[128], tos[64], tc[64];
+
+	(void)state;
+	snprintf(sys, sizeof(sys), "%s/sys", root);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		qos_under(sys, cases[i].top, cases[i].rdma, tos, tc);
+		if (strcmp(tos, cases[i].tos) || strcmp(tc, cases[i].tc))
+			fail_msg("%s: default_roce_tos set on [%s], traffic_class on [%s]; wanted "
+				 "[%s] and [%s]", cases[i].why, tos, tc, cases[i].tos, cases[i].tc);
+	}
 	sh("rm -rf %s", root);
 }
 
@@ -260,6 +364,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tos),
 		cmocka_unit_test(test_qos_apply),
+		cmocka_unit_test(test_qos_scope),
 		cmocka_unit_test(test_gid_watch),
 		cmocka_unit_test(test_metrics),
 	};

@@ -125,6 +125,39 @@ check_eq "every RoCE port got it" \
 check "the agent logged the change" grep -q 'rdma mlx5_0/1: default_roce_tos 0 -> 137 (dscp 34, ecn bits 1)' "$TMP/agent.log"
 check "discovery used the model (PF netdevs, not VFs)" \
 	sh -c "grep -q 'ens1f0np0' '$TMP/agent.log' && ! grep -q 'ens1f0v0' '$TMP/agent.log'"
+
+# QoS only where the agent manages: selectors (auto-discovery) or masters
+# that leave devices out leave those devices' configfs and sysfs alone
+tos_of() {
+	for d in mlx5_0 mlx5_1 mlx5_2 mlx5_3; do
+		printf '%s=%s ' $d "$(cat "$TMP/host/sys/kernel/config/rdma_cm/$d/ports/1/default_roce_tos")"
+	done
+	printf 'tc=%s' "$(cat "$TMP/host/sys/class/infiniband/mlx5_0/tc/1/traffic_class")"
+}
+agent_with() {	# agent_with TOP_KEYS RDMA_KEYS
+	for d in mlx5_0 mlx5_1 mlx5_2 mlx5_3; do
+		echo 0 >"$TMP/host/sys/kernel/config/rdma_cm/$d/ports/1/default_roce_tos"
+	done
+	mkdir -p "$TMP/host/sys/class/infiniband/mlx5_0/tc/1"
+	: >"$TMP/host/sys/class/infiniband/mlx5_0/tc/1/traffic_class"
+	cat >"$TMP/scoped.json" <<JSON
+{ $1 "qos": { "roce_dscp": 34, "ecn": "ect1" }, "textfile": { "dir": "$TMP/prom", "interval_s": 0 },
+  "bpf": { "pin_dir": "$PIN" }, "rdma": { "sysfs_root": "$TMP/host/sys" $2 } }
+JSON
+	RDMANET_SYSFS_ROOT=$TMP/host/sys "$AGENT" --once --config "$TMP/scoped.json" 2>"$TMP/scoped.log"
+}
+agent_with "" ', "selectors": { "deviceIDs": ["1017"] }'
+check_eq "selectors: the PFs get the TOS, the VFs (1018) keep theirs" "$(tos_of)" \
+	"mlx5_0=137 mlx5_1=137 mlx5_2=0 mlx5_3=0 tc=tclass=137"
+agent_with "" ', "selectors": { "ifNames": ["ens1f1np1"] }'
+check_eq "selectors: only the named NIC, traffic_class of the other untouched" "$(tos_of)" \
+	"mlx5_0=0 mlx5_1=137 mlx5_2=0 mlx5_3=0 tc="
+agent_with '"masters": [ { "ifname": "ens1f1np1" } ],' ', "selectors": { "deviceIDs": ["1018"] }'
+check_eq "masters: their ports only, whatever the selectors say" "$(tos_of)" \
+	"mlx5_0=0 mlx5_1=137 mlx5_2=0 mlx5_3=0 tc="
+check "the agent did not log a change of a port it does not manage" \
+	sh -c "grep -q 'rdma mlx5_1/1: default_roce_tos 0 -> 137' '$TMP/scoped.log' && ! grep -q 'rdma mlx5_[023]/1' '$TMP/scoped.log'"
+
 prom=$TMP/prom/rdmanet.prom
 check "textfile: HCA counters of the tree" grep -q 'rdmanet_rdma_hw_stats_total{device="mlx5_0",port="1",counter="np_cnp_sent"} 12' "$prom"
 check "textfile: GID facts" grep -q 'rdmanet_rdma_gid_info{device="mlx5_0",port="1",index="5",.*address="172.16.11.21"} 1' "$prom"

@@ -3,6 +3,8 @@
  *   - hardware QoS: RDMA-CM default_roce_tos (configfs) and the port's
  *     traffic_class (sysfs, where the driver has it) set to the DSCP/ECN
  *     the config gives the tc marker, so offloaded RoCE carries it too;
+ *     only on the ports of the netdevs the agent manages (the configured
+ *     masters, else what rdma.selectors selects: see rn_qos_scope);
  *   - the RDMA netns mode, once at start, when the config names one;
  *   - the GID watch: an address whose GID entry moves or vanishes is
  *     logged (a warning when a registered pod owns it) and counted for
@@ -142,6 +144,7 @@ void rn_rdma_agent_tick(const struct rn_config *c)
 	struct rn_rdma_config rc;
 	struct rn_rdma_roots roots;
 	struct rn_rdma_model m;
+	struct rn_qos_scope scope;
 	struct rn_pod_addr *pods = NULL;
 	struct rn_error e = { 0 };
 
@@ -154,7 +157,8 @@ void rn_rdma_agent_tick(const struct rn_config *c)
 	if (!started)
 		apply_netns_mode(&rc, &m);
 	started = true;
-	rn_roce_qos_apply(&m, rn_roce_tos(&c->qos), on_qos, NULL);
+	rn_roce_qos_scope(&scope, c, &rc);
+	rn_roce_qos_apply(&m, &scope, rn_roce_tos(&c->qos), on_qos, NULL);
 	if (!rn_pod_addrs_list(c->bpf.pin_dir, &pods, &w.n_pods, NULL))
 		w.pods = pods;
 	if (rn_gid_watch_update(rn_gid_watch_agent(), &m, on_gid, &w))

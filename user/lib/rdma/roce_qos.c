@@ -85,7 +85,30 @@ static void apply_traffic_class(const struct rn_rdma_model *m, const struct rn_r
 		o->hint = "writing traffic_class failed";
 }
 
-int rn_roce_qos_apply(const struct rn_rdma_model *m, int tos, rn_qos_cb cb, void *arg)
+void rn_roce_qos_scope(struct rn_qos_scope *s, const struct rn_config *c,
+		       const struct rn_rdma_config *rc)
+{
+	s->masters = c->masters;
+	s->n_masters = c->n_masters;
+	s->sel = &rc->selectors;
+}
+
+bool rn_roce_qos_in_scope(const struct rn_qos_scope *s, const struct rn_rdma_dev *d,
+			  const struct rn_rdma_port *p)
+{
+	if (strcmp(p->link_layer, "Ethernet"))
+		return false;
+	if (!s->n_masters)
+		return !s->sel || rn_selectors_match(s->sel, d);
+	/* a port whose netdev is not in this namespace names none: not ours */
+	for (int i = 0; p->netdev[0] && i < s->n_masters; i++)
+		if (!strncmp(s->masters[i].ifname, p->netdev, RN_IFNAMSIZ))
+			return true;
+	return false;
+}
+
+int rn_roce_qos_apply(const struct rn_rdma_model *m, const struct rn_qos_scope *scope, int tos,
+		      rn_qos_cb cb, void *arg)
 {
 	int failures = 0;
 
@@ -97,7 +120,7 @@ int rn_roce_qos_apply(const struct rn_rdma_model *m, int tos, rn_qos_cb cb, void
 			struct rn_qos_outcome o = { .dev = d->name, .port = num,
 						    .new_value = tos };
 
-			if (strcmp(d->ports[p].link_layer, "Ethernet"))
+			if (!rn_roce_qos_in_scope(scope, d, &d->ports[p]))
 				continue;
 			apply_tos(m, d, num, tos, &o);
 			failures += o.err != 0;
