@@ -79,6 +79,11 @@ RDMANET_SYSFS_ROOT=$TMP/nowhere expect_error "a sysfs root that is no sysfs" "no
 check_eq "doctor exits 1 on a failure" $? 1
 check "doctor: vf-guids fails with a fix" grep -q '^fail vf-guids .*mlx5_3 .*fix: ip link set dev ens1f0np0 vf 1 node_guid' "$TMP/doc"
 check "doctor: port-state passes" grep -q '^pass port-state' "$TMP/doc"
+check "doctor: bpffs there, the pin dir not made yet (not claimed to be held)" \
+	grep -qF "pass bpffs      bpffs at /sys/fs/bpf (pin dir $PIN not created yet: rdmanetd has not run with it)" "$TMP/doc"
+"$CTL" --pin-dir "$TMP/pins/rdmanet" doctor >"$TMP/doc" 2>/dev/null
+check "doctor: a pin dir that would not be on bpffs fails" \
+	grep -qF "fail bpffs      no bpf filesystem at $TMP, where pin dir $TMP/pins/rdmanet would be created" "$TMP/doc"
 check_eq "doctor: one line on stderr" "$(cat "$TMP/err")" "rdmanetctl: doctor: 2 of 12 checks failed"
 j=$(RDMANET_SYSFS_ROOT=$FX/port_down/sys "$CTL" --pin-dir "$PIN" doctor -j 2>/dev/null)
 check_eq "doctor -j: port_down tree" "$(jq -r '.checks[] | select(.name == "port-state") | .status' <<<"$j")" fail
@@ -157,6 +162,9 @@ check_eq "masters: their ports only, whatever the selectors say" "$(tos_of)" \
 	"mlx5_0=0 mlx5_1=137 mlx5_2=0 mlx5_3=0 tc="
 check "the agent did not log a change of a port it does not manage" \
 	sh -c "grep -q 'rdma mlx5_1/1: default_roce_tos 0 -> 137' '$TMP/scoped.log' && ! grep -q 'rdma mlx5_[023]/1' '$TMP/scoped.log'"
+
+"$CTL" --pin-dir "$PIN" doctor >"$TMP/doc" 2>/dev/null
+check "doctor after rdmanetd ran: bpffs holds the pin dir" grep -qF "pass bpffs      bpffs holds pin dir $PIN" "$TMP/doc"
 
 prom=$TMP/prom/rdmanet.prom
 check "textfile: HCA counters of the tree" grep -q 'rdmanet_rdma_hw_stats_total{device="mlx5_0",port="1",counter="np_cnp_sent"} 12' "$prom"

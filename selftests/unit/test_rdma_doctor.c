@@ -3,7 +3,8 @@
  * everything, and each failure mode (zero VF GUID, port down, wrong netns
  * mode, rdma-core missing, RDMA modules missing, InfiniBand link layer,
  * selectors that match nothing, MTU mismatch, a pod address without its
- * RoCE v2 GID, bpffs missing, programs not attached) is diagnosed by the
+ * RoCE v2 GID, bpffs missing, the pin dir not made yet, programs not
+ * attached) is diagnosed by the
  * right check with the right fix, and by no other check. */
 #include <errno.h>
 #include <stdarg.h>
@@ -13,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include "rdma/doctor.h"
@@ -395,6 +398,66 @@ static void test_datapath(void **state)
 	teardown(x);
 }
 
+/* The bpffs fact the CLI gathers is about the pin dir or, while rdmanetd
+ * has not made it, its nearest existing parent: the check says which. */
+static void test_bpffs(void **state)
+{
+	struct fx *x = setup("cx5_healthy", NULL);
+	char dir[64], pin[96], deep[128], file[96], want[512];
+	const struct rn_check *c;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/rn_doctor_bpffs_%d_XXXXXX", getpid());
+	assert_non_null(mkdtemp(dir));
+	snprintf(pin, sizeof(pin), "%s/rdmanet", dir);
+	x->f.pin_dir = pin;
+
+	/* bpffs there, no pin dir yet: a pass that does not claim it holds it */
+	expect_only(x, "bpffs", RN_CHECK_PASS);
+	c = run(x, "bpffs");
+	snprintf(want, sizeof(want), "bpffs at %s (pin dir %s not created yet: rdmanetd has not "
+		 "run with it)", dir, pin);
+	assert_string_equal(c->detail, want);
+	snprintf(deep, sizeof(deep), "%s/a/b", pin);
+	x->f.pin_dir = deep;
+	snprintf(want, sizeof(want), "bpffs at %s (pin dir %s not created", dir, deep);
+	assert_contains(run(x, "bpffs")->detail, want);
+	x->f.pin_dir = pin;
+
+	/* the pin dir exists */
+	assert_int_equal(mkdir(pin, 0700), 0);
+	expect_only(x, "bpffs", RN_CHECK_PASS);
+	snprintf(want, sizeof(want), "bpffs holds pin dir %s", pin);
+	assert_string_equal(run(x, "bpffs")->detail, want);
+
+	/* no bpffs: the pin dir is on something else, or would be */
+	x->f.bpffs_mounted = false;
+	expect_only(x, "bpffs", RN_CHECK_FAIL);
+	c = run(x, "bpffs");
+	snprintf(want, sizeof(want), "pin dir %s is not on a bpf filesystem", pin);
+	assert_contains(c->detail, want);
+	assert_contains(c->fix, "mount -t bpf bpf /sys/fs/bpf");
+	assert_int_equal(rmdir(pin), 0);
+	expect_only(x, "bpffs", RN_CHECK_FAIL);
+	c = run(x, "bpffs");
+	snprintf(want, sizeof(want), "no bpf filesystem at %s, where pin dir %s would be created",
+		 dir, pin);
+	assert_contains(c->detail, want);
+	assert_contains(c->fix, "mount -t bpf bpf /sys/fs/bpf");
+
+	/* a path the walk cannot follow: said, not guessed */
+	snprintf(file, sizeof(file), "%s/file", dir);
+	fclose(fopen(file, "w"));
+	snprintf(deep, sizeof(deep), "%s/rdmanet", file);
+	x->f.pin_dir = deep;
+	x->f.bpffs_mounted = true;
+	expect_only(x, "bpffs", RN_CHECK_WARN);
+	assert_contains(run(x, "bpffs")->detail, "Not a directory");
+	unlink(file);
+	rmdir(dir);
+	teardown(x);
+}
+
 static void test_configured_master_without_port(void **state)
 {
 	struct fx *x = setup("cx5_healthy", NULL);
@@ -428,6 +491,7 @@ int main(void)
 		cmocka_unit_test(test_mtu),
 		cmocka_unit_test(test_pod_gids),
 		cmocka_unit_test(test_datapath),
+		cmocka_unit_test(test_bpffs),
 		cmocka_unit_test(test_configured_master_without_port),
 	};
 

@@ -1,21 +1,71 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Doctor checks of rdmanet's own side: bpffs, programs attached to the
  * masters, a RoCE v2 GID for every registered pod address. */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "rdma/doctor.h"
 
+/* The pin dir, else its nearest existing parent: the directory the
+ * bpffs_mounted fact is about (the pin dir is made by rdmanetd on its
+ * first start). Returns 1 if the pin dir exists, 0 if not, -errno if the
+ * walk could not tell (a parent that cannot be searched). */
+static int pin_dir_or_parent(const char *pin_dir, char *at, size_t size)
+{
+	struct stat st;
+	char *slash;
+	int n = snprintf(at, size, "%s", pin_dir);
+
+	if (n < 0 || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	if (!stat(at, &st))
+		return 1;
+	while (errno == ENOENT && (slash = strrchr(at, '/'))) {
+		if (slash == at)
+			slash[1] = '\0';	/* "/" itself */
+		else
+			*slash = '\0';
+		if (!stat(at, &st))
+			return 0;
+		if (slash == at)
+			break;
+	}
+	return -errno;
+}
+
 void rn_check_bpffs(const struct rn_doctor_facts *f, struct rn_check *c)
 {
-	if (f->bpffs_mounted) {
-		rn_check_set(c, RN_CHECK_PASS, "bpffs holds %s", f->pin_dir);
+	char at[PATH_MAX];
+	int exists = pin_dir_or_parent(f->pin_dir, at, sizeof(at));
+
+	if (exists < 0) {
+		rn_check_set(c, RN_CHECK_WARN, "cannot tell whether %s is on bpffs: %s: %s",
+			     f->pin_dir, at, strerror(-exists));
+		if (exists == -EACCES || exists == -EPERM)
+			rn_check_fix(c, "run rdmanetctl doctor as root (the pin dir is root-only)");
 		return;
 	}
-	rn_check_set(c, RN_CHECK_FAIL, "no bpf filesystem under %s: rdmanetd cannot pin its maps",
-		     f->pin_dir);
+	if (exists && f->bpffs_mounted) {
+		rn_check_set(c, RN_CHECK_PASS, "bpffs holds pin dir %s", f->pin_dir);
+		return;
+	}
+	if (f->bpffs_mounted) {
+		/* the missing agent is the datapath check's failure, not this one's */
+		rn_check_set(c, RN_CHECK_PASS, "bpffs at %s (pin dir %s not created yet: rdmanetd "
+			     "has not run with it)", at, f->pin_dir);
+		return;
+	}
+	if (exists)
+		rn_check_set(c, RN_CHECK_FAIL, "pin dir %s is not on a bpf filesystem: rdmanetd "
+			     "cannot pin its maps there", f->pin_dir);
+	else
+		rn_check_set(c, RN_CHECK_FAIL, "no bpf filesystem at %s, where pin dir %s would be "
+			     "created: rdmanetd cannot pin its maps", at, f->pin_dir);
 	rn_check_fix(c, "mount -t bpf bpf /sys/fs/bpf (the DaemonSet needs the host's /sys/fs/bpf "
-		     "mounted)");
+		     "mounted), or point bpf.pin_dir at a directory on bpffs");
 }
 
 static const struct rn_doctor_master *attached(const struct rn_doctor_facts *f,
