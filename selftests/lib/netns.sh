@@ -73,16 +73,22 @@ JSON
 }
 
 rn_agent_start() {
-	local n
+	local n before
+	# a restarted agent finds its maps (and their attach state) from before:
+	# wait for this one's own "attached" log line
+	before=$(grep -c "master(s) attached" "$RN_TMP/agent.log" 2>/dev/null)
 	# nsenter execs the agent: $! is the agent itself, so signals reach it
 	nsenter --net=/run/netns/"$RN_NODE" "$RN_BUILD/bin/rdmanetd" --config "$1" \
 		>>"$RN_TMP/agent.log" 2>&1 &
 	RN_AGENT_PID=$!
 	for _ in $(seq 100); do
-		# (jq 1.6 -e exits 0 on empty input, so count instead)
-		n=$(rn_ctl stats -j 2>/dev/null |
-		    jq '[.masters[] | select(.ifname == "roce0" and .tc != "none")] | length' 2>/dev/null)
-		[ "$n" = 1 ] && return 0
+		n=$(grep -c "master(s) attached" "$RN_TMP/agent.log" 2>/dev/null)
+		if [ "${n:-0}" -gt "${before:-0}" ]; then
+			# (jq 1.6 -e exits 0 on empty input, so count instead)
+			n=$(rn_ctl stats -j 2>/dev/null |
+			    jq '[.masters[] | select(.ifname == "roce0" and .tc != "none")] | length' 2>/dev/null)
+			[ "$n" = 1 ] && return 0
+		fi
 		kill -0 "$RN_AGENT_PID" 2>/dev/null || break
 		sleep 0.1
 	done
