@@ -127,16 +127,31 @@ fails_with "pool del of an unknown pool" 'pool "rail2" not found' ctl pool del r
 echo '[{"containerID":"c1","ifname":"net1"},{"containerID":"c4","ifname":"net1"}]' >"$DIR/valid.json"
 echo '{"cni.dev/valid-attachments":[{"containerID":"c1","ifname":"net1"},{"containerID":"c4","ifname":"net1"}]}' \
 	>"$DIR/valid-cni.json"
+# another node's attachment in the same store (as with etcd): w1's valid list
+# says nothing about it
+ctl ip allocate --container-id r1 --ifname net1 --pool rail1 --node w2 >/dev/null
 n_before=$(ctl pool show rail1 -j | jq '.allocated')
-check_eq "pool gc --dry-run counts and keeps" \
-	"$(ctl pool gc --valid "$DIR/valid.json" --dry-run -j | jq .released)" $((n_before - 2))
+check_eq "pool gc --dry-run counts this node's only, and keeps" \
+	"$(ctl pool gc --valid "$DIR/valid.json" --dry-run -j | jq -c '{released, node}')" \
+	"{\"released\":$((n_before - 3)),\"node\":\"w1\"}"
 check_eq "... nothing changed" "$(ctl pool show rail1 -j | jq '.allocated')" "$n_before"
 check_eq "pool gc with the CNI valid-attachments form" \
-	"$(ctl pool gc --valid "$DIR/valid-cni.json" -j | jq .released)" $((n_before - 2))
-check_eq "pool gc keeps the valid ones" \
-	"$(ctl pool show rail1 -j | jq -r '[.allocations[].container_id] | join(",")')" c1,c4
+	"$(ctl pool gc --valid "$DIR/valid-cni.json" -j | jq .released)" $((n_before - 3))
+check_eq "pool gc keeps the valid ones and other nodes' allocations" \
+	"$(ctl pool show rail1 -j | jq -r '[.allocations[].container_id] | join(",")')" c1,c4,r1
 check_eq "... and c1's IPv6 too" \
 	"$(ctl pool show rail1-v6 -j | jq -r '[.allocations[].container_id] | join(",")')" c1
+check_eq "pool gc --node w2 collects w2's allocations" \
+	"$(ctl pool gc --valid "$DIR/valid.json" --node w2)" \
+	"released 1 address (allocations of node w2)"
+ctl ip allocate --container-id r2 --ifname net1 --pool rail1 --node w3 >/dev/null
+check_eq "pool gc --all-nodes collects every node's" \
+	"$(ctl pool gc --valid "$DIR/valid.json" --all-nodes -j | jq -c '{released, all_nodes}')" \
+	'{"released":1,"all_nodes":true}'
+check_eq "... leaving the valid ones" \
+	"$(ctl pool show rail1 -j | jq -r '[.allocations[].container_id] | join(",")')" c1,c4
+fails_with "pool gc --node with --all-nodes" "exclude each other" \
+	ctl pool gc --valid "$DIR/valid.json" --node w2 --all-nodes
 echo '[{"containerID":"c1"}]' >"$DIR/bad.json"
 fails_with "pool gc with a malformed valid list" 'valid attachments[0]' \
 	ctl pool gc --valid "$DIR/bad.json"

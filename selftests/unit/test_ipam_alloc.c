@@ -421,6 +421,58 @@ static void test_gc(void **state)
 	expect_consistent(f);
 }
 
+/* Allocates for cid through another handle whose config names node. */
+static void alloc4_on_node(struct fixture *f, const char *node, const char *cid,
+			   const char *pool)
+{
+	static const char head[] = "{\"node\":\"n1\",";	/* open_with()'s */
+	struct fixture other = *f;
+	struct rn_config cfg;
+
+	assert_memory_equal(f->text, head, sizeof(head) - 1);
+	snprintf(other.text, sizeof(other.text), "{\"node\":\"%s\",%s", node,
+		 f->text + sizeof(head) - 1);
+	other.ipam = open_other(&other, &cfg);
+	alloc4(&other, cid, pool);
+	rn_ipam_close(other.ipam);
+	rn_config_free(&cfg);
+}
+
+/* Two nodes share one store (etcd, in a cluster): a node's GC knows only
+ * its own attachments, so it must leave other nodes' allocations alone. */
+static void test_gc_node_scope(void **state)
+{
+	struct fixture *f = *state;
+	const struct rn_ipam_gc_scope n2 = { .node = "n2" }, every = { .all_nodes = true };
+	const struct rn_ipam_owner keep_b1[] = { { "b1", "net1" } };
+	struct rn_ipam_allocation *all, held[2];
+	struct rn_error e = { 0 };
+	int n;
+
+	open_with(f, "{\"name\":\"g\",\"subnet\":\"10.9.18.0/24\"}");
+	alloc4(f, "a1", "g");
+	alloc4_on_node(f, "n2", "b1", "g");
+	alloc4_on_node(f, "n2", "b2", "g");
+	assert_int_equal(rn_ipam_gc(f->ipam, NULL, 0, true, &e), 1);
+	assert_int_equal(rn_ipam_gc(f->ipam, NULL, 0, false, &e), 1);
+	n = rn_ipam_allocations(f->ipam, "g", &all, &e);
+	assert_int_equal(n, 2);
+	assert_string_equal(all[0].container_id, "b1");
+	assert_string_equal(all[0].node, "n2");
+	assert_string_equal(all[1].container_id, "b2");
+	free(all);
+	/* n2's GC, run from here by naming the node */
+	assert_int_equal(rn_ipam_gc_scoped(f->ipam, &n2, keep_b1, 1, false, &e), 1);
+	assert_int_equal(rn_ipam_lookup_owner(f->ipam, "b1", "net1", held, 2, &e), 1);
+	/* the whole store, when the operator means it */
+	alloc4(f, "a2", "g");
+	assert_int_equal(rn_ipam_gc_scoped(f->ipam, &every, keep_b1, 1, true, &e), 1);
+	assert_int_equal(rn_ipam_gc_scoped(f->ipam, &every, NULL, 0, false, &e), 2);
+	assert_int_equal(rn_ipam_allocations(f->ipam, "g", &all, &e), 0);
+	free(all);
+	expect_consistent(f);
+}
+
 static void test_affinity(void **state)
 {
 	struct fixture *f = *state;
@@ -554,6 +606,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ipv6_excludes_gateway, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_result_fields, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gc, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gc_node_scope, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_affinity, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_requests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pool_management, setup, teardown),

@@ -352,8 +352,13 @@ static int pool_del(struct ctl *ctl, int argc, char **argv)
 	return 0;
 }
 
+/* pool gc --valid FILE [--node NODE | --all-nodes] [--dry-run]: the valid
+ * list is one node's, so only that node's allocations (the config's node
+ * by default) are collected unless --all-nodes says the list covers the
+ * whole store. */
 static int pool_gc(struct ctl *ctl, int argc, char **argv)
 {
+	struct rn_ipam_gc_scope scope = { 0 };
 	struct rn_error e = { 0 };
 	struct rn_ipam_owner *valid;
 	const char *file = NULL;
@@ -368,14 +373,20 @@ static int pool_gc(struct ctl *ctl, int argc, char **argv)
 			continue;
 		if (!strcmp(argv[i], "--dry-run"))
 			dry_run = true;
+		else if (!strcmp(argv[i], "--all-nodes"))
+			scope.all_nodes = true;
 		else if (!strcmp(argv[i], "--valid") && i + 1 < argc)
 			file = argv[++i];
+		else if (!strcmp(argv[i], "--node") && i + 1 < argc && argv[i + 1][0])
+			scope.node = argv[++i];
 		else
 			return ctl_fail("pool gc: unexpected argument \"%s\"", argv[i]);
 	}
 	if (!file)
 		return ctl_fail("pool gc: --valid FILE is required (JSON list of "
 				"{\"containerID\", \"ifname\"}; \"-\" for stdin)");
+	if (scope.node && scope.all_nodes)
+		return ctl_fail("pool gc: --node and --all-nodes exclude each other");
 	doc = load_json_arg(file, &e);
 	if (!doc)
 		return ctl_fail("pool gc: %s", e.msg);
@@ -385,16 +396,22 @@ static int pool_gc(struct ctl *ctl, int argc, char **argv)
 	}
 	rc = open_ipam(ctl, "gc", &ipam);
 	if (!rc) {
-		released = rn_ipam_gc(ipam, valid, n_valid, dry_run, &e);
+		const char *node = scope.all_nodes ? NULL : scope.node ? scope.node :
+				   ctl->cfg.node;
+
+		released = rn_ipam_gc_scoped(ipam, &scope, valid, n_valid, dry_run, &e);
 		rn_ipam_close(ipam);
 		if (released < 0)
 			rc = fail_ipam("gc", &e);
 		else if (ctl->json)
-			ctl_print_json(ctl, json_pack("{s:i, s:b}", "released", released, "dry_run",
-						      dry_run));
+			ctl_print_json(ctl, json_pack("{s:i, s:b, s:s*, s:b}", "released", released,
+						      "dry_run", dry_run, "node", node,
+						      "all_nodes", scope.all_nodes));
 		else
-			printf("%s %d address%s\n", dry_run ? "would release" : "released",
-			       released, released == 1 ? "" : "es");
+			printf("%s %d address%s (%s%s)\n", dry_run ? "would release" : "released",
+			       released, released == 1 ? "" : "es",
+			       node ? "allocations of node " : "allocations of every node",
+			       node ? node : "");
 	}
 	free(valid);
 	json_decref(doc);

@@ -294,14 +294,18 @@ static int owner_cmp(const void *a, const void *b)
 	return c ? c : strcmp(x->ifname, y->ifname);
 }
 
-int rn_ipam_gc(struct rn_ipam *ipam, const struct rn_ipam_owner *valid, size_t n,
-	       bool dry_run, struct rn_error *e)
+int rn_ipam_gc_scoped(struct rn_ipam *ipam, const struct rn_ipam_gc_scope *scope,
+		      const struct rn_ipam_owner *valid, size_t n, bool dry_run,
+		      struct rn_error *e)
 {
+	const char *node = scope->node && scope->node[0] ? scope->node : ipam->cfg->node;
 	struct rn_alloc_filter all = { 0 };
 	struct rn_ipam_allocation *allocs;
 	struct rn_ipam_owner *sorted = NULL;
 	int count, released = 0, err = 0;
 
+	if (check_label(node, RN_POOL_NODE_MAX, "node name", e))
+		return e ? e->code : -EINVAL;
 	for (size_t i = 0; i < n; i++)
 		if (!valid[i].container_id || !valid[i].ifname)
 			return rn_fail(e, -EINVAL, "ipam: gc: valid attachment %zu lacks a "
@@ -322,6 +326,8 @@ int rn_ipam_gc(struct rn_ipam *ipam, const struct rn_ipam_owner *valid, size_t n
 		struct rn_ipam_owner key = { allocs[i].container_id, allocs[i].ifname };
 		int r;
 
+		if (!scope->all_nodes && strcmp(allocs[i].node, node))
+			continue;	/* another node's: its runtime decides */
 		if (n && bsearch(&key, sorted, n, sizeof(*sorted), owner_cmp))
 			continue;
 		if (dry_run) {
@@ -337,6 +343,14 @@ int rn_ipam_gc(struct rn_ipam *ipam, const struct rn_ipam_owner *valid, size_t n
 	free(allocs);
 	free(sorted);
 	return err ? err : released;
+}
+
+int rn_ipam_gc(struct rn_ipam *ipam, const struct rn_ipam_owner *valid, size_t n,
+	       bool dry_run, struct rn_error *e)
+{
+	const struct rn_ipam_gc_scope this_node = { 0 };
+
+	return rn_ipam_gc_scoped(ipam, &this_node, valid, n, dry_run, e);
 }
 
 /* --- lookups ------------------------------------------------------------------- */

@@ -49,7 +49,9 @@
  *  - dual stack is all-or-nothing: either every requested family gets an
  *    address or nothing is allocated;
  *  - release and gc are idempotent; an address is durable in the store
- *    before allocate returns it.
+ *    before allocate returns it;
+ *  - gc considers only the allocations of one node (the config's, by
+ *    default): each node's runtime knows only its own attachments.
  *
  * Errors (return value and e->code): -EAGAIN the store is unavailable (etcd
  * unreachable or without quorum, SQLite locked past the timeout): try again
@@ -147,9 +149,25 @@ int rn_ipam_release(struct rn_ipam *ipam, const char *container_id, const char *
  * returns 1, or 0 if it was free. */
 int rn_ipam_release_ip(struct rn_ipam *ipam, const char *pool, const struct rn_addr *addr,
 		       struct rn_error *e);
-/* Releases every allocation whose owner is not in valid[0..n-1]; returns
- * how many addresses were released. With dry_run nothing is changed and
- * the count is what would be released. */
+/* Which allocations a GC considers. A valid-attachments list comes from
+ * one node's runtime, which knows nothing of other nodes' pods: with a
+ * store shared by the cluster (etcd), collecting every allocation missing
+ * from it would release the other nodes' addresses while their pods still
+ * use them, and hand them out twice. So a GC is node-scoped unless the
+ * caller says otherwise. */
+struct rn_ipam_gc_scope {
+	const char *node;		/* NULL or "": the config's node */
+	bool all_nodes;			/* every allocation in the store, whichever
+					 * node made it (an operator's choice) */
+};
+
+/* Releases every allocation made on the scope's node whose owner is not in
+ * valid[0..n-1]; returns how many addresses were released. With dry_run
+ * nothing is changed and the count is what would be released. */
+int rn_ipam_gc_scoped(struct rn_ipam *ipam, const struct rn_ipam_gc_scope *scope,
+		      const struct rn_ipam_owner *valid, size_t n, bool dry_run,
+		      struct rn_error *e);
+/* rn_ipam_gc_scoped() on the config's node. */
 int rn_ipam_gc(struct rn_ipam *ipam, const struct rn_ipam_owner *valid, size_t n,
 	       bool dry_run, struct rn_error *e);
 
