@@ -2,7 +2,8 @@
 /* The agent's RDMA pieces on fixture trees: RoCE TOS from the QoS config,
  * default_roce_tos and traffic_class written (and left alone when right)
  * on the ports the agent manages only (configured masters, else the
- * selected devices), the GID watch's events and counters, and the
+ * selected devices), discovery telling "found none" from "could not
+ * look" (damaged trees), the GID watch's events and counters, and the
  * textfile metrics (checked by promtool when it is installed). */
 #include <errno.h>
 #include <stdarg.h>
@@ -19,6 +20,7 @@
 #include "config.h"
 #include "rdma/gid_watch.h"
 #include "rdma/rdma_config.h"
+#include "rdma/roce_netdevs.h"
 #include "rdma/roce_qos.h"
 #include "rdma/sysfs_attr.h"
 #include "selftests/fixtures/fixtures.h"
@@ -247,6 +249,120 @@ static void test_qos_scope(void **state)
 	sh("rm -rf %s", root);
 }
 
+/* Discovery on a tree: its return value, the names it found ("a b"), and
+ * the error it gave. */
+static int discover(const char *sys, const char *sel_json, char *names_out, struct rn_error *e)
+{
+	char names[RN_MAX_MASTERS][RN_IFNAMSIZ];
+	struct rn_rdma_selectors sel;
+	struct rn_rdma_roots roots;
+	json_t *j = sel_json ? json_loads(sel_json, 0, NULL) : NULL;
+	int n;
+
+	memset(e, 0, sizeof(*e));
+	assert_int_equal(rn_selectors_parse(j, &sel, "selectors", e), 0);
+	json_decref(j);
+	unsetenv(RN_SYSFS_ROOT_ENV);
+	rn_rdma_roots_init(&roots, sys);
+	n = rn_rdma_discover_roce_netdevs(&roots, &sel, names, RN_MAX_MASTERS, e);
+	names_out[0] = '\0';
+	for (int i = 0; i < n; i++)
+		sprintf(names_out + strlen(names_out), "%s%s", i ? " " : "", names[i]);
+	return n;
+}
+
+/* Looked and found none: 0, and no error. */
+static void test_discover_none(void **state)
+{
+	static const char *const trees[] = { "cx5", "cx5_healthy", "ib_port", "netns_exclusive",
+					     "no_modules", "no_rdma_core", "port_down", "rxe" };
+	struct rn_error e;
+	char names[256], missing[4200];
+
+	(void)state;
+	assert_int_equal(discover(rn_fixture_sys("cx5"), NULL, names, &e), 2);
+	assert_string_equal(names, "ens1f0np0 ens1f1np1");	/* PFs, not VFs */
+	assert_int_equal(discover(rn_fixture_sys("cx5"), "{\"deviceIDs\": [\"1017\"], "
+				  "\"ifNames\": [\"ens1f1np1\"]}", names, &e), 1);
+	assert_string_equal(names, "ens1f1np1");
+	/* selectors that select only VFs, a host with no RDMA driver loaded
+	 * (no class/infiniband): it looked, there is none */
+	assert_int_equal(discover(rn_fixture_sys("cx5"), "{\"deviceIDs\": [\"1018\"]}", names,
+				  &e), 0);
+	assert_int_equal(discover(rn_fixture_sys("no_modules"), NULL, names, &e), 0);
+	assert_int_equal(e.code, 0);
+	/* every fixture tree reads cleanly: no false failures */
+	for (size_t i = 0; i < sizeof(trees) / sizeof(trees[0]); i++)
+		if (discover(rn_fixture_sys(trees[i]), NULL, names, &e) < 0)
+			fail_msg("%s: %s", trees[i], e.msg);
+	/* the live /sys (no RDMA here; Soft-RoCE in the VM tests) reads cleanly */
+	if (discover(NULL, NULL, names, &e) < 0)
+		fail_msg("live /sys: %s", e.msg);
+	/* a root that is no sysfs tree: it could not look */
+	snprintf(missing, sizeof(missing), "%s/nowhere", rn_fixture_sys("cx5"));
+	assert_int_equal(discover(missing, NULL, names, &e), -ENOENT);
+	assert_non_null(strstr(e.msg, "not a sysfs tree"));
+}
+
+/* A device or port that cannot be read is "could not look", never a
+ * shorter list: the device it missed may be a master. Each damage is
+ * what a read error looks like to a root process (EACCES is not one). */
+static void test_discover_read_errors(void **state)
+{
+	static const struct {
+		const char *damage;	/* shell, in the tree's mlx5_1 device dir ($D) */
+		int err;
+		const char *where;
+	} cases[] = {
+		{ "rm -rf $D/ports && : > $D/ports", -ENOTDIR, "mlx5_1/ports" },
+		{ "rm $D/ports/1/link_layer && mkdir $D/ports/1/link_layer", -EISDIR,
+		  "mlx5_1/ports/1/link_layer" },
+		{ "v=$(readlink -f $D/device) && rm $v/vendor && mkdir $v/vendor", -EISDIR,
+		  "mlx5_1/device/vendor" },
+		{ "v=$(readlink -f $D/device) && : > $v/physfn", -EINVAL, "mlx5_1/device/physfn" },
+	};
+	char *root, sys[128], names[256];
+	struct rn_rdma_model m;
+	struct rn_error e;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		root = copy_fixture("cx5");
+		snprintf(sys, sizeof(sys), "%s/sys", root);
+		sh("D=$(readlink -f %s/class/infiniband/mlx5_1) && %s", sys, cases[i].damage);
+		if (discover(sys, NULL, names, &e) != cases[i].err)
+			fail_msg("%s: discovery gave %d (%s), wanted %d", cases[i].damage,
+				 discover(sys, NULL, names, &e), names, cases[i].err);
+		if (!strstr(e.msg, cases[i].where))
+			fail_msg("%s: \"%s\" does not name %s", cases[i].damage, e.msg,
+				 cases[i].where);
+		/* the model still loads for `rdmanetctl dev`, incomplete and saying so */
+		load(&m, sys);
+		assert_int_equal(m.read_err, cases[i].err);
+		assert_non_null(strstr(m.notes[m.n_notes - 1], cases[i].where));
+		rn_rdma_model_free(&m);
+		sh("rm -rf %s", root);
+	}
+
+	/* class/infiniband itself unreadable: no model at all */
+	root = copy_fixture("cx5");
+	snprintf(sys, sizeof(sys), "%s/sys", root);
+	sh("rm %s/class/infiniband/* && rmdir %s/class/infiniband && : > %s/class/infiniband",
+	   sys, sys, sys);
+	assert_int_equal(discover(sys, NULL, names, &e), -ENOTDIR);
+	assert_non_null(strstr(e.msg, "class/infiniband"));
+	sh("rm -rf %s", root);
+
+	/* a device gone between the listing and its reads is absent, not an
+	 * error: the other is found */
+	root = copy_fixture("cx5");
+	snprintf(sys, sizeof(sys), "%s/sys", root);
+	sh("rm -rf $(readlink -f %s/class/infiniband/mlx5_1)", sys);
+	assert_int_equal(discover(sys, NULL, names, &e), 1);
+	assert_string_equal(names, "ens1f0np0");
+	sh("rm -rf %s", root);
+}
+
 struct events {
 	int added, removed, moved;
 	unsigned int from, to;
@@ -365,6 +481,8 @@ int main(void)
 		cmocka_unit_test(test_tos),
 		cmocka_unit_test(test_qos_apply),
 		cmocka_unit_test(test_qos_scope),
+		cmocka_unit_test(test_discover_none),
+		cmocka_unit_test(test_discover_read_errors),
 		cmocka_unit_test(test_gid_watch),
 		cmocka_unit_test(test_metrics),
 	};

@@ -170,4 +170,17 @@ prom=$TMP/prom/rdmanet.prom
 check "textfile: HCA counters of the tree" grep -q 'rdmanet_rdma_hw_stats_total{device="mlx5_0",port="1",counter="np_cnp_sent"} 12' "$prom"
 check "textfile: GID facts" grep -q 'rdmanet_rdma_gid_info{device="mlx5_0",port="1",index="5",.*address="172.16.11.21"} 1' "$prom"
 check "textfile passes promtool" sh -c "promtool check metrics < '$prom'"
+
+# discovery that cannot read a device says so and what, instead of
+# reporting fewer RoCE netdevs (the device it missed may be a master)
+mkdir -p "$TMP/broken"
+cp -a "$FX/cx5/." "$TMP/broken/"
+D=$(readlink -f "$TMP/broken/sys/class/infiniband/mlx5_1")
+rm -rf "$D/ports" && : >"$D/ports"
+RDMANET_SYSFS_ROOT=$TMP/broken/sys "$AGENT" --once --config "$TMP/agent.json" 2>"$TMP/broken.log"
+check "rdmanetd: discovery that cannot read a device says what" grep -q \
+	"discover: cannot tell which netdevs back RoCE ports: cannot read .*/mlx5_1/ports: Not a directory" "$TMP/broken.log"
+check "rdmanetd: ... and attaches nothing on a partial list" sh -c "! grep -q 'master ens1f0np0' '$TMP/broken.log'"
+check "dev: the unreadable device is a note" sh -c \
+	"RDMANET_SYSFS_ROOT='$TMP/broken/sys' '$CTL' dev | grep -q '^note: cannot read .*/mlx5_1/ports: Not a directory'"
 tap_done

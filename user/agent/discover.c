@@ -1,27 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "discover.h"
 #include "log.h"
-#include "rdma/model.h"
 #include "rdma/rdma_config.h"
 #include "rdma/roce_netdevs.h"
+
+/* Discovery runs every tick: a failure is logged when it starts or
+ * changes, and its end once, not every tick. */
+static int last_err;
 
 static int discover(const char *sysfs_root, const struct rn_rdma_selectors *sel,
 		    char names[][RN_IFNAMSIZ], int max)
 {
 	struct rn_rdma_roots roots;
-	struct rn_rdma_model m;
 	struct rn_error e = { 0 };
-	int n, err;
+	int n;
 
 	rn_rdma_roots_init(&roots, sysfs_root);
-	/* netlink names a soft-RoCE port's netdev; verbs adds nothing here */
-	err = rn_rdma_model_load(&m, &roots, RN_RDMA_SRC_SYSFS | RN_RDMA_SRC_NETLINK, &e);
-	if (err) {
-		rn_warn("discover: %s", e.msg);
-		return err;
-	}
-	n = rn_rdma_roce_netdevs(&m, sel, names, max);
-	rn_rdma_model_free(&m);
+	n = rn_rdma_discover_roce_netdevs(&roots, sel, names, max, &e);
+	if (n < 0 && n != last_err)
+		rn_warn("discover: cannot tell which netdevs back RoCE ports: %s", e.msg);
+	else if (n >= 0 && last_err)
+		rn_info("discover: RDMA devices readable again (%d RoCE netdev%s)", n,
+			n == 1 ? "" : "s");
+	last_err = n < 0 ? n : 0;
 	return n;
 }
 

@@ -136,6 +136,12 @@ struct rn_rdma_model {
 	bool rdma_cm_present;		/* dev root has infiniband/rdma_cm */
 	char notes[RN_RDMA_MAX_NOTES][256];
 	int n_notes;
+	/* 0, or the first -errno of a sysfs read the device and port lists
+	 * depend on (a directory listing, link_layer, PCI IDs, physfn) that
+	 * failed for another reason than the thing being absent: the model
+	 * is missing what it could not read. read_err_msg says which. */
+	int read_err;
+	char read_err_msg[256];
 	struct rn_rdma_roots roots;
 };
 
@@ -147,7 +153,9 @@ extern const char *const rn_rdma_function_names[3];	/* "virtual", "pf", "vf" */
 /* Loads what sources allows (enum rn_rdma_source). With an overridden
  * sysfs root only sysfs is read: netlink and verbs describe the live host,
  * not the tree. Fails only when not even sysfs can be read; a missing
- * class/infiniband is an empty model, not an error. */
+ * class/infiniband is an empty model, not an error. A device or port that
+ * could not be read leaves the model incomplete with m->read_err set:
+ * fine for showing what there is, not for deciding what is absent. */
 int rn_rdma_model_load(struct rn_rdma_model *m, const struct rn_rdma_roots *roots,
 		       unsigned int sources, struct rn_error *e);
 void rn_rdma_model_free(struct rn_rdma_model *m);

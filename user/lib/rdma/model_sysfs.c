@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,43 @@ static void strip_hex_prefix(char *s)
 		*s = (char)tolower((unsigned char)*s);
 }
 
+/* A read the device and port lists depend on failed for another reason
+ * than the thing being absent (ENOENT; ENODEV from a device going away):
+ * the model is incomplete, and says where. */
+static void read_failed(struct rn_rdma_model *m, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void read_failed(struct rn_rdma_model *m, int err, const char *fmt, ...)
+{
+	char msg[sizeof(m->read_err_msg)] = "cannot read ";
+	size_t len = strlen(msg);
+	va_list ap;
+
+	if (err >= 0 || err == -ENOENT || err == -ENODEV)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg + len, sizeof(msg) - len, fmt, ap);
+	va_end(ap);
+	len = strlen(msg);
+	snprintf(msg + len, sizeof(msg) - len, ": %s", strerror(-err));
+	rn_rdma_model_note(m, "%s", msg);
+	if (m->read_err)
+		return;
+	m->read_err = err;
+	memcpy(m->read_err_msg, msg, sizeof(msg));
+}
+
+/* readdir that tells the end of a directory from a failure to read it */
+static struct dirent *next_entry(struct rn_rdma_model *m, DIR *dir, const char *path)
+{
+	struct dirent *de;
+
+	errno = 0;
+	de = readdir(dir);
+	if (!de && errno)
+		read_failed(m, -errno, "%s", path);
+	return de;
+}
+
 /* virtfnN links of a PF, in N order; also tells a VF its N */
 static void read_vfs(const char *devdir, struct rn_rdma_pci *pci)
 {
@@ -86,35 +124,52 @@ static int vf_index_of(const char *sys, const char *pf, const char *vf)
 	return -1;
 }
 
-static void read_pci(const struct rn_rdma_model *m, struct rn_rdma_dev *d, const char *ibdir)
+/* What selectors and discovery go by (the PCI IDs, the driver, whether a
+ * VF) is read with failures recorded; the rest is best effort. */
+static void read_pci(struct rn_rdma_model *m, struct rn_rdma_dev *d, const char *ibdir)
 {
 	char devdir[PATH_MAX], subsys[32];
 	struct rn_rdma_pci *pci = &d->pci;
 	long v;
+	int err;
 
-	if (rn_pathf(devdir, sizeof(devdir), "%s/device", ibdir) ||
-	    rn_sysfs_link_name(pci->addr, sizeof(pci->addr), "%s", devdir))
+	if (rn_pathf(devdir, sizeof(devdir), "%s/device", ibdir))
 		return;
-	if (rn_sysfs_link_name(subsys, sizeof(subsys), "%s/subsystem", devdir) ||
-	    strcmp(subsys, "pci")) {
+	err = rn_sysfs_link_name(pci->addr, sizeof(pci->addr), "%s", devdir);
+	if (err) {
+		read_failed(m, err, "%s", devdir);
+		return;
+	}
+	err = rn_sysfs_link_name(subsys, sizeof(subsys), "%s/subsystem", devdir);
+	if (err || strcmp(subsys, "pci")) {
+		read_failed(m, err, "%s/subsystem", devdir);
 		pci->addr[0] = '\0';
 		return;
 	}
 	d->is_pci = true;
 	d->fn = RN_FN_PF;
-	if (!rn_sysfs_read(pci->vendor, sizeof(pci->vendor), "%s/vendor", devdir))
+	err = rn_sysfs_read(pci->vendor, sizeof(pci->vendor), "%s/vendor", devdir);
+	if (!err)
 		strip_hex_prefix(pci->vendor);
-	if (!rn_sysfs_read(pci->device, sizeof(pci->device), "%s/device", devdir))
+	read_failed(m, err, "%s/vendor", devdir);
+	err = rn_sysfs_read(pci->device, sizeof(pci->device), "%s/device", devdir);
+	if (!err)
 		strip_hex_prefix(pci->device);
-	rn_sysfs_link_name(pci->driver, sizeof(pci->driver), "%s/driver", devdir);
+	read_failed(m, err, "%s/device", devdir);
+	/* a driver name too long to keep is one no selector can name either */
+	err = rn_sysfs_link_name(pci->driver, sizeof(pci->driver), "%s/driver", devdir);
+	if (err != -ENAMETOOLONG)
+		read_failed(m, err, "%s/driver", devdir);
 	if (!rn_sysfs_read_long(&v, "%s/sriov_numvfs", devdir))
 		pci->sriov_numvfs = (int)v;
 	if (!rn_sysfs_read_long(&v, "%s/sriov_totalvfs", devdir))
 		pci->sriov_totalvfs = (int)v;
-	if (!rn_sysfs_link_name(pci->physfn, sizeof(pci->physfn), "%s/physfn", devdir)) {
+	err = rn_sysfs_link_name(pci->physfn, sizeof(pci->physfn), "%s/physfn", devdir);
+	if (!err) {
 		d->fn = RN_FN_VF;
 		pci->vf_index = vf_index_of(m->roots.sys, pci->physfn, pci->addr);
 	}
+	read_failed(m, err, "%s/physfn", devdir);
 	read_vfs(devdir, pci);
 	snprintf(d->driver, sizeof(d->driver), "%s", pci->driver);
 }
@@ -153,12 +208,12 @@ static void read_gids(struct rn_rdma_port *p, const char *portdir)
 /* The port's netdev without netlink: the netdev of GID 0 (the default GID
  * is the port's own), else the PCI device's netdev for that port, else a
  * soft device's parent. */
-static void port_netdev(const struct rn_rdma_model *m, const struct rn_rdma_dev *d,
+static void port_netdev(struct rn_rdma_model *m, const struct rn_rdma_dev *d,
 			struct rn_rdma_port *p, const char *ibdir)
 {
 	char path[PATH_MAX], only[RN_IFNAMSIZ] = "";
 	struct dirent *de;
-	int n = 0;
+	int n = 0, err;
 	long v;
 	DIR *dir;
 
@@ -168,8 +223,12 @@ static void port_netdev(const struct rn_rdma_model *m, const struct rn_rdma_dev 
 			goto ifindex;
 		}
 	}
-	if (!rn_pathf(path, sizeof(path), "%s/device/net", ibdir) && (dir = opendir(path))) {
-		while ((de = readdir(dir))) {
+	err = rn_pathf(path, sizeof(path), "%s/device/net", ibdir);
+	dir = err ? NULL : opendir(path);
+	if (!dir && d->is_pci)
+		read_failed(m, err ? err : -errno, "%s/device/net", ibdir);
+	if (dir) {
+		while ((de = next_entry(m, dir, path))) {
 			if (de->d_name[0] == '.' || strlen(de->d_name) >= RN_IFNAMSIZ)
 				continue;
 			n++;
@@ -190,24 +249,34 @@ ifindex:
 		p->netdev_ifindex = (int)v;
 }
 
-static void read_ports(const struct rn_rdma_model *m, struct rn_rdma_dev *d, const char *ibdir)
+static void read_ports(struct rn_rdma_model *m, struct rn_rdma_dev *d, const char *ibdir)
 {
 	char path[PATH_MAX], portdir[PATH_MAX], val[64];
 	struct dirent *de;
 	DIR *dir;
 
-	if (rn_pathf(path, sizeof(path), "%s/ports", ibdir) || !(dir = opendir(path)))
+	if (rn_pathf(path, sizeof(path), "%s/ports", ibdir))
 		return;
-	while ((de = readdir(dir))) {
+	dir = opendir(path);
+	if (!dir) {
+		read_failed(m, -errno, "%s", path);
+		return;
+	}
+	while ((de = next_entry(m, dir, path))) {
 		struct rn_rdma_port *p;
 		int v;
 
 		if (!is_number(de->d_name) || atoi(de->d_name) <= 0)
 			continue;
 		p = rn_rdma_dev_port(d, (unsigned int)atoi(de->d_name), true);
-		if (!p || rn_pathf(portdir, sizeof(portdir), "%s/%s", path, de->d_name))
+		if (!p) {
+			read_failed(m, -ENOMEM, "%s/%s", path, de->d_name);
 			continue;
-		rn_sysfs_read(p->link_layer, sizeof(p->link_layer), "%s/link_layer", portdir);
+		}
+		if (rn_pathf(portdir, sizeof(portdir), "%s/%s", path, de->d_name))
+			continue;
+		read_failed(m, rn_sysfs_read(p->link_layer, sizeof(p->link_layer), "%s/link_layer",
+					     portdir), "%s/link_layer", portdir);
 		if (!rn_sysfs_read(val, sizeof(val), "%s/state", portdir) &&
 		    (v = parse_numbered(val, NULL, 0)) >= 0 && v <= RN_PORT_ACTIVE_DEFER)
 			p->state = (enum rn_port_state)v;
@@ -237,9 +306,13 @@ static void read_dev(struct rn_rdma_model *m, struct rn_rdma_dev *d)
 		parse_numbered(val, d->node_type, sizeof(d->node_type));
 	read_pci(m, d, ibdir);
 	/* soft RoCE names the netdev it sits on; that is how it is told apart */
-	if (!d->is_pci && !rn_sysfs_read(d->parent, sizeof(d->parent), "%s/parent", ibdir) &&
-	    d->parent[0])
-		snprintf(d->driver, sizeof(d->driver), "rxe");
+	if (!d->is_pci) {
+		int err = rn_sysfs_read(d->parent, sizeof(d->parent), "%s/parent", ibdir);
+
+		read_failed(m, err, "%s/parent", ibdir);
+		if (!err && d->parent[0])
+			snprintf(d->driver, sizeof(d->driver), "rxe");
+	}
 	drv = d->driver[0] ? rn_rdma_driver_by_name(d->driver) : NULL;
 	if (drv)
 		snprintf(d->provider, sizeof(d->provider), "%s", drv->provider);
@@ -317,7 +390,7 @@ int rn_rdma_load_sysfs(struct rn_rdma_model *m, struct rn_error *e)
 		rn_rdma_model_note(m, "no RDMA devices: %s does not exist (no RDMA driver "
 				   "loaded?)", path);
 	} else {
-		while ((de = readdir(dir)))
+		while ((de = next_entry(m, dir, path)))
 			if (de->d_name[0] != '.' && !rn_rdma_model_add_dev(m, de->d_name))
 				return closedir(dir), rn_fail(e, -ENOMEM, "out of memory");
 		closedir(dir);

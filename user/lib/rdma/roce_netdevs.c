@@ -28,3 +28,25 @@ int rn_rdma_roce_netdevs(const struct rn_rdma_model *m, const struct rn_rdma_sel
 	}
 	return n;
 }
+
+int rn_rdma_discover_roce_netdevs(const struct rn_rdma_roots *roots,
+				  const struct rn_rdma_selectors *sel, char names[][RN_IFNAMSIZ],
+				  int max, struct rn_error *e)
+{
+	struct rn_rdma_model m;
+	int n, err;
+
+	/* netlink names a soft-RoCE port's netdev; verbs adds nothing here */
+	err = rn_rdma_model_load(&m, roots, RN_RDMA_SRC_SYSFS | RN_RDMA_SRC_NETLINK, e);
+	if (err)
+		return err;
+	if (m.read_err) {
+		/* a device it could not read may be a master: not "none" */
+		err = rn_fail(e, m.read_err, "%s", m.read_err_msg);
+		rn_rdma_model_free(&m);
+		return err;
+	}
+	n = rn_rdma_roce_netdevs(&m, sel, names, max);
+	rn_rdma_model_free(&m);
+	return n;
+}
