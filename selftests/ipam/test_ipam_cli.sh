@@ -31,8 +31,32 @@ fails_with() {
 	fi
 }
 
+# the store's files as they are (the main file and its WAL; -shm is SQLite's
+# shared-memory index, which readers use too)
+store_state() {
+	local f
+	for f in "$DIR/ipam.db" "$DIR/ipam.db-wal"; do
+		[ -e "$f" ] && echo "$f $(stat -c %y "$f") $(sha256sum <"$f")"
+	done
+}
+
+# --- read verbs on a store that does not exist yet --------------------------------
+fails_with "pool list without a store says so" "no IPAM store yet" ctl pool list
+fails_with "pool list -j without a store says so" "no IPAM store yet" ctl pool list -j
+fails_with "pool show without a store says so" "no IPAM store yet" ctl pool show rail1
+fails_with "ip show without a store says so" "no IPAM store yet" ctl ip show 172.16.11.1
+fails_with "pool check without a store says so" "no IPAM store yet" ctl pool check
+fails_with "pool gc --dry-run without a store says so" "no IPAM store yet" \
+	ctl pool gc --valid - --dry-run <<<'[]'
+"$RN_BUILD/tools/ipam_textfile" "$DIR/config.json" >"$DIR/none.prom"
+check_eq "textfile without a store: up, no pools" \
+	"$(grep -v '^#' "$DIR/none.prom")" 'rdmanet_ipam_store_up{store="sqlite"} 1'
+check_eq "read verbs left no file behind" "$(ls -A "$DIR" | grep ipam.db)" ""
+
 # --- pools ----------------------------------------------------------------------
-check_eq "config pool appears on first use" "$(ctl pool list -j | jq -r '.pools[0].name')" rail1
+check_eq "pool sync creates the store with the config's pools" "$(ctl pool sync)" \
+	"1 pool written to the store"
+check_eq "config pool in the store" "$(ctl pool list -j | jq -r '.pools[0].name')" rail1
 check_eq "usable addresses: 200 minus one exclude" \
 	"$(ctl pool list -j | jq '.pools[0].total')" 199
 check "pool list table" bash -c "'$CTL' -c '$DIR/config.json' pool list | grep -q '^rail1 .*config'"
@@ -95,6 +119,27 @@ check_eq "pool show: each allocation with its owner" \
 	<<<"$show")" "172.16.11.3 c3 net1 ns1/pod3 w1"
 check "pool show table lists allocations" bash -c \
 	"'$CTL' -c '$DIR/config.json' pool show rail1 | grep -q '^172.16.11.4 *c4 *net1 *ns1/pod4'"
+
+# read verbs change nothing: not the file, not its WAL (mtime and content),
+# also with a config that declares a pool the store lacks (the agent's
+# config gained one; only an allocation or a sync writes it)
+jq '.pools += [{"name": "rail9", "subnet": "172.16.19.0/24"}]' "$DIR/config.json" \
+	>"$DIR/config-new.json"
+ctl_new() { "$CTL" -c "$DIR/config-new.json" "$@"; }
+before=$(store_state)
+sleep 0.05
+ctl_new ip show 172.16.11.3 >/dev/null
+check_eq "ip show IP changes nothing in the store" "$(store_state)" "$before"
+ctl_new ip show --container-id c3 --ifname net1 -j >/dev/null
+ctl_new pool list >/dev/null
+ctl_new pool show rail1 -j >/dev/null
+ctl_new pool check >/dev/null
+"$RN_BUILD/tools/ipam_textfile" "$DIR/config-new.json" >/dev/null
+check_eq "ip show, pool list/show/check and metrics change nothing" "$(store_state)" "$before"
+check_eq "... not even with a config pool the store lacks" \
+	"$(ctl_new pool list -j | jq -r '[.pools[].name] | join(",")')" rail1,rail1-v6,rail2
+fails_with "pool show of a config pool not in the store yet says so" \
+	'pool "rail9" is in the config but not in the store yet' ctl_new pool show rail9
 
 check_eq "ip release by owner" "$(ctl ip release --container-id c2 --ifname net1 -j)" \
 	'{"released":1}'

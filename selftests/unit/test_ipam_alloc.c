@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Allocator semantics through the public API (ipam.h): idempotency,
  * round-robin order, release, exhaustion, all-or-nothing dual stack, /31
- * and /32, IPv6, exclusions and gateway, GC, affinity, pool management.
+ * and /32, IPv6, exclusions and gateway, GC (node-scoped), affinity, pool
+ * management, read-only handles, pools added by another handle.
  *
  * Runs on the SQLite store in a temporary directory; with
  * RN_IPAM_TEST_ETCD=URL[,URL...] it runs the same cases on etcd instead
@@ -473,6 +474,76 @@ static void test_gc_node_scope(void **state)
 	expect_consistent(f);
 }
 
+/* A read-only handle on the fixture's store, with these pools in its config. */
+static int open_readonly_with(struct fixture *f, const char *pools, struct rn_config *cfg,
+			      struct rn_ipam **ipam, struct rn_error *e)
+{
+	char text[sizeof(f->text)];
+
+	if (!f->section[0])
+		ipam_section(f, f->section, sizeof(f->section));
+	snprintf(text, sizeof(text), "{\"node\":\"n1\",\"ipam\":%s,\"pools\":[%s]}",
+		 f->section, pools);
+	if (rn_config_parse(cfg, text, e))
+		fail_msg("config %s: %s", text, e->msg);
+	memset(e, 0, sizeof(*e));
+	return rn_ipam_open_readonly(ipam, cfg, e);
+}
+
+/* Reads (listings, lookups, metrics) create and write nothing. */
+static void test_read_only(void **state)
+{
+	static const char p_def[] = "{\"name\":\"p\",\"subnet\":\"10.9.19.0/24\"}";
+	static const char q_def[] = "{\"name\":\"q\",\"subnet\":\"10.9.20.0/24\"}";
+	const char *l4[] = { "p" };
+	struct rn_ipam_request req = { .container_id = "r", .ifname = "net1",
+				       .ipv4_pools = l4, .n_ipv4_pools = 1 };
+	struct fixture *f = *state;
+	struct rn_ipam_pool_info *pools, info;
+	struct rn_ipam_result res;
+	struct rn_error e = { 0 };
+	struct rn_config cfg;
+	struct rn_ipam *ro;
+	char both[256], path[128];
+	int n;
+
+	if (!etcd_endpoints()) {
+		snprintf(path, sizeof(path), "%s/ipam.db", f->dir);
+		assert_int_equal(open_readonly_with(f, p_def, &cfg, &ro, &e), -ENOENT);
+		assert_non_null(strstr(e.msg, "no IPAM store yet"));
+		assert_int_equal(access(path, F_OK), -1);	/* nothing created */
+		rn_config_free(&cfg);
+	}
+	open_with(f, p_def);
+	alloc4(f, "a", "p");
+	snprintf(both, sizeof(both), "%s,%s", p_def, q_def);
+	assert_int_equal(open_readonly_with(f, both, &cfg, &ro, &e), 0);
+	n = rn_ipam_pool_list(ro, &pools, &e);
+	assert_int_equal(n, 1);			/* q is not written */
+	assert_string_equal(pools[0].pool.name, "p");
+	assert_int_equal(pools[0].allocated, 1);
+	rn_ipam_pools_free(pools, n);
+	assert_int_equal(rn_ipam_pool_get(ro, "q", &info, &e), -ENOENT);
+	assert_non_null(strstr(e.msg, "in the config but not in the store yet"));
+	assert_int_equal(rn_ipam_allocate(ro, &req, &res, &e), -EROFS);
+	assert_int_equal(rn_ipam_release(ro, "a", "net1", &e), -EROFS);
+	assert_int_equal(rn_ipam_gc(ro, NULL, 0, true, &e), 1);	/* a dry run reads */
+	assert_int_equal(rn_ipam_gc(ro, NULL, 0, false, &e), -EROFS);
+	assert_int_equal(rn_ipam_sync(ro, &e), -EROFS);
+	rn_ipam_close(ro);
+	rn_config_free(&cfg);
+	/* the writer's view: still only p, still allocated */
+	n = rn_ipam_pool_list(f->ipam, &pools, &e);
+	assert_int_equal(n, 1);
+	assert_int_equal(pools[0].allocated, 1);
+	rn_ipam_pools_free(pools, n);
+	/* a writer with both adds q on open, and a sync counts it */
+	open_with(f, both);
+	assert_int_equal(rn_ipam_sync(f->ipam, &e), 1);
+	assert_int_equal(rn_ipam_sync(f->ipam, &e), 0);
+	expect_consistent(f);
+}
+
 static void test_affinity(void **state)
 {
 	struct fixture *f = *state;
@@ -607,6 +678,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_result_fields, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gc_node_scope, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_affinity, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_requests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pool_management, setup, teardown),

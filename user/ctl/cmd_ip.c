@@ -77,11 +77,14 @@ static int parse_args(struct ctl *ctl, int argc, char **argv, struct ip_args *a)
 	return 0;
 }
 
-static int open_ipam(struct ctl *ctl, const char *verb, struct rn_ipam **ipam)
+/* show is a read: it opens the store read-only (nothing created or written) */
+static int open_ipam(struct ctl *ctl, const char *verb, bool read_only, struct rn_ipam **ipam)
 {
 	struct rn_error e = { 0 };
+	int err = read_only ? rn_ipam_open_readonly(ipam, &ctl->cfg, &e) :
+			      rn_ipam_open(ipam, &ctl->cfg, &e);
 
-	return rn_ipam_open(ipam, &ctl->cfg, &e) ? fail_ipam(verb, &e) : 0;
+	return err ? fail_ipam(verb, &e) : 0;
 }
 
 static void print_holders(const struct rn_ipam_allocation *h, int n)
@@ -129,7 +132,7 @@ static int ip_show(struct ctl *ctl, int argc, char **argv)
 		return ctl_fail("ip show: \"%s\" is not an IP address", a.ip);
 	if (a.container_id && !a.ifname)
 		return ctl_fail("ip show: --ifname is required with --container-id");
-	rc = open_ipam(ctl, "show", &ipam);
+	rc = open_ipam(ctl, "show", true, &ipam);
 	if (rc)
 		return rc;
 	n = a.ip ? rn_ipam_lookup_ip(ipam, &addr, held, MAX_HOLDERS, &e) :
@@ -210,7 +213,7 @@ static int ip_release(struct ctl *ctl, int argc, char **argv)
 	if (!a.ip == !a.container_id || (a.container_id && !a.ifname))
 		return ctl_fail("ip release: give an IP [--pool NAME], or --container-id and "
 				"--ifname");
-	rc = open_ipam(ctl, "release", &ipam);
+	rc = open_ipam(ctl, "release", false, &ipam);
 	if (rc)
 		return rc;
 	n = a.ip ? release_ip(ipam, &a, &e) :
@@ -260,7 +263,7 @@ static int ip_allocate(struct ctl *ctl, int argc, char **argv)
 		return 1;
 	if (a.ip || !a.container_id || !a.ifname || !a.n_pools)
 		return ctl_fail("ip allocate: --container-id, --ifname and --pool are required");
-	rc = open_ipam(ctl, "allocate", &ipam);
+	rc = open_ipam(ctl, "allocate", false, &ipam);
 	if (rc)
 		return rc;
 	req = (struct rn_ipam_request){ .container_id = a.container_id, .ifname = a.ifname,

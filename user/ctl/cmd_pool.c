@@ -28,6 +28,17 @@ static int open_ipam(struct ctl *ctl, const char *verb, struct rn_ipam **ipam)
 	return 0;
 }
 
+/* Read verbs create and write nothing: not the store, not the config's
+ * pools (an allocation, `pool sync` or the agent writes those). */
+static int open_ipam_readonly(struct ctl *ctl, const char *verb, struct rn_ipam **ipam)
+{
+	struct rn_error e = { 0 };
+
+	if (rn_ipam_open_readonly(ipam, &ctl->cfg, &e))
+		return fail_ipam(verb, &e);
+	return 0;
+}
+
 static const char *names_text(const char *names, size_t width, unsigned int n, char *buf,
 			      size_t size)
 {
@@ -50,7 +61,7 @@ static int pool_list(struct ctl *ctl, int argc, char **argv)
 	for (int i = 2; i < argc; i++)
 		if (!ctl_common_opt(ctl, argv[i]))
 			return ctl_fail("pool list: unexpected argument \"%s\"", argv[i]);
-	rc = open_ipam(ctl, "list", &ipam);
+	rc = open_ipam_readonly(ctl, "list", &ipam);
 	if (rc)
 		return rc;
 	n = rn_ipam_pool_list(ipam, &pools, &e);
@@ -142,7 +153,7 @@ static int pool_show(struct ctl *ctl, int argc, char **argv)
 	}
 	if (!name)
 		return pool_list(ctl, argc, argv);
-	rc = open_ipam(ctl, "show", &ipam);
+	rc = open_ipam_readonly(ctl, "show", &ipam);
 	if (rc)
 		return rc;
 	if (rn_ipam_pool_get(ipam, name, &info, &e) ||
@@ -394,7 +405,7 @@ static int pool_gc(struct ctl *ctl, int argc, char **argv)
 		json_decref(doc);
 		return ctl_fail("pool gc: %s: %s", file, e.msg);
 	}
-	rc = open_ipam(ctl, "gc", &ipam);
+	rc = dry_run ? open_ipam_readonly(ctl, "gc", &ipam) : open_ipam(ctl, "gc", &ipam);
 	if (!rc) {
 		const char *node = scope.all_nodes ? NULL : scope.node ? scope.node :
 				   ctl->cfg.node;
@@ -449,7 +460,7 @@ static int pool_check(struct ctl *ctl, int argc, char **argv)
 	for (int i = 2; i < argc; i++)
 		if (!ctl_common_opt(ctl, argv[i]))
 			return ctl_fail("pool check: unexpected argument \"%s\"", argv[i]);
-	rc = open_ipam(ctl, "check", &ipam);
+	rc = open_ipam_readonly(ctl, "check", &ipam);
 	if (rc)
 		return rc;
 	problems = rn_ipam_check(ipam, report, sizeof(report), &e);

@@ -17,6 +17,8 @@ struct rn_ipam {
 	int n_pools;
 	struct rn_pool *cfg_pools;
 	unsigned int n_cfg_pools;
+	int cfg_pools_added;		/* by the open, not yet reported by a sync */
+	bool read_only;
 };
 
 static int reload_pools(struct rn_ipam *ipam, struct rn_error *e)
@@ -59,10 +61,12 @@ static int add_missing_config_pools(struct rn_ipam *ipam, struct rn_error *e)
 			return rn_fail_wrap(e, "config pool \"%s\"", ipam->cfg_pools[i].name);
 		written += r;
 	}
+	ipam->cfg_pools_added = written;
 	return written ? reload_pools(ipam, e) : 0;
 }
 
-int rn_ipam_open(struct rn_ipam **out, const struct rn_config *c, struct rn_error *e)
+static int open_handle(struct rn_ipam **out, const struct rn_config *c, bool read_only,
+		       struct rn_error *e)
 {
 	struct rn_ipam *ipam = calloc(1, sizeof(*ipam));
 	int err;
@@ -71,19 +75,37 @@ int rn_ipam_open(struct rn_ipam **out, const struct rn_config *c, struct rn_erro
 	if (!ipam)
 		return rn_fail(e, -ENOMEM, "ipam: out of memory");
 	ipam->cfg = c;
+	ipam->read_only = read_only;
 	err = rn_ipam_settings_parse(&ipam->settings, c, e) ||
 	      rn_ipam_config_pools(c, &ipam->cfg_pools, &ipam->n_cfg_pools, e);
 	if (!err)
 		err = ipam->settings.store == RN_IPAM_STORE_ETCD ?
 			rn_store_etcd_open(&ipam->store, &ipam->settings, e) :
-			rn_store_sqlite_open(&ipam->store, &ipam->settings, e);
+			rn_store_sqlite_open(&ipam->store, &ipam->settings, read_only, e);
 	if (!err)
-		err = reload_pools(ipam, e) || add_missing_config_pools(ipam, e);
+		err = reload_pools(ipam, e) || (!read_only && add_missing_config_pools(ipam, e));
 	if (err) {
 		rn_ipam_close(ipam);
 		return e && e->code ? e->code : -EINVAL;
 	}
 	*out = ipam;
+	return 0;
+}
+
+int rn_ipam_open(struct rn_ipam **out, const struct rn_config *c, struct rn_error *e)
+{
+	return open_handle(out, c, false, e);
+}
+
+int rn_ipam_open_readonly(struct rn_ipam **out, const struct rn_config *c, struct rn_error *e)
+{
+	return open_handle(out, c, true, e);
+}
+
+static int check_writable(const struct rn_ipam *ipam, const char *what, struct rn_error *e)
+{
+	if (ipam->read_only)
+		return rn_fail(e, -EROFS, "ipam: %s: the store was opened read-only", what);
 	return 0;
 }
 
@@ -231,7 +253,8 @@ int rn_ipam_allocate(struct rn_ipam *ipam, const struct rn_ipam_request *req,
 	int err;
 
 	memset(res, 0, sizeof(*res));
-	if (check_owner(req->container_id, req->ifname, e) ||
+	if (check_writable(ipam, "allocate", e) ||
+	    check_owner(req->container_id, req->ifname, e) ||
 	    check_label(req->pod_namespace, RN_IPAM_NS_MAX, "pod namespace", e) ||
 	    check_label(req->pod_name, RN_IPAM_POD_MAX, "pod name", e) ||
 	    check_label(node, RN_POOL_NODE_MAX, "node name", e))
@@ -268,7 +291,7 @@ int rn_ipam_allocate(struct rn_ipam *ipam, const struct rn_ipam_request *req,
 int rn_ipam_release(struct rn_ipam *ipam, const char *container_id, const char *ifname,
 		    struct rn_error *e)
 {
-	if (check_owner(container_id, ifname, e))
+	if (check_writable(ipam, "release", e) || check_owner(container_id, ifname, e))
 		return e ? e->code : -EINVAL;
 	return ipam->store->ops->release_owner(ipam->store, container_id, ifname, e);
 }
@@ -278,7 +301,7 @@ int rn_ipam_release_ip(struct rn_ipam *ipam, const char *pool, const struct rn_a
 {
 	const struct rn_ipam_pool_info *p;
 
-	if (lookup_pool(ipam, pool, &p, e))
+	if (check_writable(ipam, "release", e) || lookup_pool(ipam, pool, &p, e))
 		return e ? e->code : -ENOENT;
 	if (addr->family != rn_pool_family(&p->pool))
 		return rn_fail(e, -EINVAL, "ipam: pool \"%s\" holds no address of that family",
@@ -304,7 +327,8 @@ int rn_ipam_gc_scoped(struct rn_ipam *ipam, const struct rn_ipam_gc_scope *scope
 	struct rn_ipam_owner *sorted = NULL;
 	int count, released = 0, err = 0;
 
-	if (check_label(node, RN_POOL_NODE_MAX, "node name", e))
+	if ((!dry_run && check_writable(ipam, "gc", e)) ||
+	    check_label(node, RN_POOL_NODE_MAX, "node name", e))
 		return e ? e->code : -EINVAL;
 	for (size_t i = 0; i < n; i++)
 		if (!valid[i].container_id || !valid[i].ifname)
@@ -458,19 +482,26 @@ int rn_ipam_pool_get(struct rn_ipam *ipam, const char *name, struct rn_ipam_pool
 		return 0;
 	}
 	rn_ipam_pools_free(pools, n);
+	for (unsigned int i = 0; i < ipam->n_cfg_pools; i++)
+		if (!strcmp(ipam->cfg_pools[i].name, name))
+			return rn_fail(e, -ENOENT, "ipam: pool \"%s\" is in the config but not in "
+				       "the store yet (the first allocation from it, `rdmanetctl "
+				       "pool sync` or rdmanetd's start writes it)", name);
 	return rn_fail(e, -ENOENT, "ipam: pool \"%s\" not found", name);
 }
 
 int rn_ipam_pool_add(struct rn_ipam *ipam, const struct rn_pool *p, struct rn_error *e)
 {
-	int r = ipam->store->ops->pool_write(ipam->store, p, false, RN_POOL_CREATE, e);
+	int r = check_writable(ipam, "pool add", e) ? -EROFS :
+		ipam->store->ops->pool_write(ipam->store, p, false, RN_POOL_CREATE, e);
 
 	return r < 0 ? r : reload_pools(ipam, e);
 }
 
 int rn_ipam_pool_del(struct rn_ipam *ipam, const char *name, bool force, struct rn_error *e)
 {
-	int r = ipam->store->ops->pool_delete(ipam->store, name, force, e);
+	int r = check_writable(ipam, "pool del", e) ? -EROFS :
+		ipam->store->ops->pool_delete(ipam->store, name, force, e);
 
 	if (r < 0)
 		return r;
@@ -481,6 +512,11 @@ int rn_ipam_sync(struct rn_ipam *ipam, struct rn_error *e)
 {
 	int written = 0;
 
+	if (check_writable(ipam, "sync", e))
+		return -EROFS;
+	/* the open already wrote the pools the store lacked: they count */
+	written = ipam->cfg_pools_added;
+	ipam->cfg_pools_added = 0;
 	for (unsigned int i = 0; i < ipam->n_cfg_pools; i++) {
 		int r = ipam->store->ops->pool_write(ipam->store, &ipam->cfg_pools[i], true,
 						     RN_POOL_UPSERT, e);

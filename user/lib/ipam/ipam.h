@@ -9,7 +9,8 @@
  * yet (first use); rn_ipam_sync() (rdmanetd at start, `rdmanetctl pool
  * sync`) also replaces the stored definition of a config pool whose
  * definition changed. `rdmanetctl pool add/del` manage pools directly in the
- * store. Conflicts:
+ * store. Reading (rn_ipam_open_readonly: listings, lookups, metrics) never
+ * writes. Conflicts:
  *  - a config pool and a stored pool of the same name: the store's
  *    definition is used for allocation until a sync replaces it with the
  *    config's (the config owns the pools it declares);
@@ -132,9 +133,16 @@ struct rn_ipam_pool_info {
 	unsigned long long total;	/* usable addresses, saturated at 2^64-1 */
 };
 
-/* Opens the store c->ipam selects (SQLite by default), and adds the
- * config's pools the store does not have yet. `c` must outlive the handle. */
+/* Opens the store c->ipam selects (SQLite by default, created if missing),
+ * and adds the config's pools the store does not have yet: for callers
+ * that allocate or change the store. `c` must outlive the handle. */
 int rn_ipam_open(struct rn_ipam **out, const struct rn_config *c, struct rn_error *e);
+/* Opens the store for reading (listings, lookups, check, metrics): nothing
+ * is created or written, the config's pools included (a config pool the
+ * store lacks is not listed until an allocation or a sync writes it). A
+ * SQLite store that does not exist yet fails with -ENOENT saying so. Calls
+ * that would write fail with -EROFS (gc with dry_run is a read). */
+int rn_ipam_open_readonly(struct rn_ipam **out, const struct rn_config *c, struct rn_error *e);
 void rn_ipam_close(struct rn_ipam *ipam);
 /* "sqlite" or "etcd". */
 const char *rn_ipam_store_name(const struct rn_ipam *ipam);
@@ -200,7 +208,8 @@ int rn_ipam_pool_add(struct rn_ipam *ipam, const struct rn_pool *p, struct rn_er
 /* Deletes a pool: -EBUSY while it holds addresses unless force (then its
  * allocations go with it). Returns how many allocations were dropped. */
 int rn_ipam_pool_del(struct rn_ipam *ipam, const char *name, bool force, struct rn_error *e);
-/* Upserts every config pool into the store (see the header comment). */
+/* Upserts every config pool into the store (see the header comment).
+ * Returns how many pools were written, those the open added included. */
 int rn_ipam_sync(struct rn_ipam *ipam, struct rn_error *e);
 
 /* Verifies the store's invariants (each address held once, owner index and

@@ -37,12 +37,16 @@ void rn_metrics_pools(FILE *f, const struct rn_config *c)
 	struct rn_ipam_pool_info *pools = NULL;
 	struct rn_ipam_settings st;
 	struct rn_ipam *ipam = NULL;
+	struct rn_error e = { 0 };
 	int n = -1;
 
 	if (rn_ipam_settings_parse(&st, c, NULL) || !uses_ipam(c, &st))
 		return;
-	if (!rn_ipam_open(&ipam, c, NULL))
+	/* an export reads: it neither creates the store nor writes pools */
+	if (!rn_ipam_open_readonly(&ipam, c, &e))
 		n = rn_ipam_pool_list(ipam, &pools, NULL);
+	else if (e.code == -ENOENT)
+		n = 0;	/* no store yet: it answered, with no pools */
 	store_labels[1] = st.store == RN_IPAM_STORE_ETCD ? "etcd" : "sqlite";
 	rn_metric_family(f, "rdmanet_ipam_store_up", "gauge",
 			 "Whether the IPAM store answered this export (1) or not (0).");

@@ -79,8 +79,10 @@ struct rn_store {
 	const struct rn_ipam_settings *settings;
 };
 
+/* read_only: nothing is created or written (-ENOENT if there is no store
+ * yet); the handle's reads see what writers committed. */
 int rn_store_sqlite_open(struct rn_store **out, const struct rn_ipam_settings *st,
-			 struct rn_error *e);
+			 bool read_only, struct rn_error *e);
 int rn_store_etcd_open(struct rn_store **out, const struct rn_ipam_settings *st,
 		       struct rn_error *e);
 

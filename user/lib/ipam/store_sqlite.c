@@ -800,7 +800,13 @@ static int pragma(struct sqlite_store *s, const char *sql, struct rn_error *e)
 	return rc == SQLITE_OK ? 0 : db_fail(s, rc, e, sql);
 }
 
-static int schema(struct sqlite_store *s, struct rn_error *e)
+static int no_store(const struct rn_ipam_settings *st, struct rn_error *e)
+{
+	return rn_fail(e, -ENOENT, "ipam: sqlite %s: no IPAM store yet (the first allocation, "
+		       "`rdmanetctl pool sync` or rdmanetd's start creates it)", st->path);
+}
+
+static int schema(struct sqlite_store *s, bool read_only, struct rn_error *e)
 {
 	sqlite3_stmt *st;
 	int rc, version;
@@ -818,6 +824,8 @@ static int schema(struct sqlite_store *s, struct rn_error *e)
 	if (version > SCHEMA_VERSION)
 		return rn_fail(e, -EIO, "ipam: sqlite %s: schema version %d is newer than this "
 			       "binary's %d", s->base.settings->path, version, SCHEMA_VERSION);
+	if (read_only)
+		return no_store(s->base.settings, e);	/* a file no writer set up */
 	/* several processes may meet an empty file: create under the write lock */
 	if (pragma(s, "BEGIN IMMEDIATE", e))
 		return e->code;
@@ -826,27 +834,35 @@ static int schema(struct sqlite_store *s, struct rn_error *e)
 	return pragma(s, "COMMIT", e) ? rollback(s, e->code) : 0;
 }
 
+/* Read-only: SQLITE_OPEN_READONLY, no directory, no writer lock file, no
+ * journal mode switch, no schema. Reading a WAL database still needs
+ * SQLite's -wal and -shm files: SQLite creates them empty if no writer has
+ * them open (they hold no data; the database file itself is not touched). */
 int rn_store_sqlite_open(struct rn_store **out, const struct rn_ipam_settings *st,
-			 struct rn_error *e)
+			 bool read_only, struct rn_error *e)
 {
-	struct sqlite_store *s = calloc(1, sizeof(*s));
+	struct sqlite_store *s;
 	int rc, err;
 
 	*out = NULL;
+	if (read_only && access(st->path, F_OK) && errno == ENOENT)
+		return no_store(st, e);
+	s = calloc(1, sizeof(*s));
 	if (!s)
 		return rn_fail(e, -ENOMEM, "ipam: out of memory");
 	s->base.ops = &sqlite_ops;
 	s->base.settings = st;
 	s->writers.fd = -1;
 	s->seed = (unsigned int)getpid() ^ (unsigned int)rn_ipam_now_ms();
-	err = mkdir_parents(st->path);
+	err = read_only ? 0 : mkdir_parents(st->path);
 	if (err) {
 		free(s);
 		return rn_fail(e, err, "ipam: sqlite %s: cannot create its directory: %s", st->path,
 			       strerror(-err));
 	}
-	rc = sqlite3_open_v2(st->path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-			     SQLITE_OPEN_NOMUTEX, NULL);
+	rc = sqlite3_open_v2(st->path, &s->db, SQLITE_OPEN_NOMUTEX | (read_only ?
+			     SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE),
+			     NULL);
 	if (rc != SQLITE_OK) {
 		err = rn_fail(e, rc == SQLITE_CANTOPEN ? -EACCES : -EIO, "ipam: sqlite %s: %s",
 			      st->path, s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
@@ -855,10 +871,12 @@ int rn_store_sqlite_open(struct rn_store **out, const struct rn_ipam_settings *s
 		return err;
 	}
 	sqlite3_busy_handler(s->db, busy_wait, s);
-	rn_sqlite_lock_open(&s->writers, st->path);
-	err = pragma(s, "PRAGMA journal_mode = WAL", e) ||
-	      pragma(s, "PRAGMA synchronous = FULL", e) ||
-	      schema(s, e);
+	if (!read_only) {
+		rn_sqlite_lock_open(&s->writers, st->path);
+		err = pragma(s, "PRAGMA journal_mode = WAL", e) ||
+		      pragma(s, "PRAGMA synchronous = FULL", e);
+	}
+	err = err || schema(s, read_only, e);
 	for (int i = 0; !err && i < ST_MAX; i++) {
 		rc = sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
 					&s->st[i], NULL);
