@@ -196,11 +196,8 @@ int rn_masters_reconcile(const struct rn_config *c, const struct rn_maps *m)
 
 	if (discovered) {
 		n = rn_discover_roce_netdevs_config(c, names, RN_MAX_MASTERS);
-		if (n < 0) {
-			rn_warn("RoCE netdev discovery failed (%s); keeping the masters as they are",
-				strerror(-n));
+		if (n < 0)	/* discover.c logged why; keep the masters as they are */
 			n = 0;
-		}
 		for (int i = 0; i < n; i++) {
 			memset(&auto_cfg[i], 0, sizeof(auto_cfg[i]));
 			memcpy(auto_cfg[i].ifname, names[i], RN_IFNAMSIZ);
