@@ -37,6 +37,7 @@ struct cni_probe {
 	struct rn_addr sender;
 	bool answered;			/* out */
 	uint8_t who[6];			/* out: the MAC that answered */
+	bool unsent;			/* internal: its last request could not go out */
 };
 
 enum cni_probe_until { CNI_PROBE_ANY_ANSWER, CNI_PROBE_ALL_ANSWERED };
@@ -44,6 +45,9 @@ enum cni_probe_until { CNI_PROBE_ANY_ANSWER, CNI_PROBE_ALL_ANSWERED };
 /* How long a new link may take to get its IPv6 link-local address (the
  * kernel adds it once the link is operationally up, from a workqueue). */
 #define CNI_PROBE_READY_MS 2000
+/* How soon a request that could not go out (no link-local address yet, the
+ * link down for a moment) is tried again within a run. */
+#define CNI_PROBE_RETRY_MS 10
 
 /* Call inside the pod netns. */
 int cni_prober_open(struct cni_prober *p, int ifindex, const char *ifname, const uint8_t mac[6],
@@ -52,8 +56,11 @@ void cni_prober_close(struct cni_prober *p);
 
 /* Sends o->probes requests for every target, spread evenly over the first
  * part of o->timeout_ms, and collects answers until `until` is met or the
- * timeout passes. The window starts with the first request sent. Returns
- * how many targets were answered, or < 0. */
+ * timeout passes. The window starts with the first request sent. A link
+ * that goes down and comes back up within the window is no error: the
+ * requests are sent again once it is back (answers to the earlier ones may
+ * have been lost), and the run goes on. Returns how many targets were
+ * answered, or < 0. */
 int cni_probe_run(struct cni_prober *p, struct cni_probe *t, unsigned int n,
 		  const struct cni_probe_opts *o, enum cni_probe_until until, struct rn_error *e);
 /* Gratuitous ARP / unsolicited Neighbor Advertisement (override) for addr. */
