@@ -18,6 +18,7 @@
 #   cni_pod_up NAME                  a pod netns with its primary eth0; prints its path
 #   cni_netconf FILE VERSION NAME JSON   a network config: {cniVersion, name, type} + JSON
 #   cni_run CMD CONF CID IFNAME NETNS [CNI_ARGS]  exec the plugin: CNI_RC, $CNI_OUT, $CNI_ERR
+#                                     (under the command in $CNI_WRAP if set)
 #   cni_ok / cni_code                exit status 0 / the error object's code
 #   cni_check_ok WHAT, cni_check_error CODE WHAT   TAP checks that show the answer on failure
 #   cni_in NAME CMD...               run in a pod (or "node", "fabric") netns
@@ -127,7 +128,8 @@ cni_netconf() {
 }
 
 # cni_run CMD CONF CID IFNAME NETNS [CNI_ARGS]: empty CID/IFNAME/NETNS are
-# left out of the environment; RDMANET_CNI_FAULT passes through
+# left out of the environment; RDMANET_CNI_FAULT passes through; the words
+# of CNI_WRAP (e.g. strace and its options) run the plugin if set
 cni_run() {
 	local env=(CNI_COMMAND="$1" CNI_PATH=/usr/lib/cni)
 	[ -n "$3" ] && env+=(CNI_CONTAINERID="$3")
@@ -136,7 +138,8 @@ cni_run() {
 	env+=(CNI_ARGS="${6-IgnoreUnknown=1;K8S_POD_NAMESPACE=t;K8S_POD_NAME=$3}")
 	[ -n "${RDMANET_CNI_FAULT:-}" ] && env+=(RDMANET_CNI_FAULT="$RDMANET_CNI_FAULT")
 	[ -n "${RDMANET_CNI_LOG:-}" ] && env+=(RDMANET_CNI_LOG="$RDMANET_CNI_LOG")
-	cni_in node env -i "${env[@]}" "$CNI_BIN" <"$2" >"$CNI_OUT" 2>"$CNI_ERR"
+	# shellcheck disable=SC2086
+	cni_in node env -i "${env[@]}" ${CNI_WRAP:-} "$CNI_BIN" <"$2" >"$CNI_OUT" 2>"$CNI_ERR"
 	CNI_RC=$?
 	return $CNI_RC
 }

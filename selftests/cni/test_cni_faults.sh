@@ -66,6 +66,47 @@ cni_run GC "$CNI_TMP/gc.json" "" "" ""
 check "GC after those DELs succeeds and finds nothing to collect" \
 	test "$CNI_RC" = 0 -a "$(find "$CNI_STATE" -type f | wc -l)" = 0
 
+# --- a record write killed before its rename --------------------------------------------
+# it leaves a temporary file (and nothing else: the record comes before any
+# allocation); GC leaves it alone while it may be a write under way, and
+# removes it once it is old
+cni_pod_up ktmp >/dev/null
+check "kill -9 while the record is written, before its rename" \
+	add_killed record-written c-ktmp ktmp
+tmpf=$(find "$CNI_STATE/faults" -name '.rec.*' -type f)
+check_eq "  it left a temporary file, no record (temporary files|records)" \
+	"$(grep -c . <<<"$tmpf")|$(ls "$CNI_STATE/faults" | wc -l)" "1|0"
+cni_run GC "$CNI_TMP/gc.json" "" "" ""
+check "  GC keeps it while it is younger than a minute" test "$CNI_RC" = 0 -a -e "$tmpf"
+touch -d '-2 min' "$tmpf"
+RDMANET_CNI_LOG=info cni_run GC "$CNI_TMP/gc.json" "" "" ""
+check "  GC removes it once it is two minutes old" test "$CNI_RC" = 0 -a ! -e "$tmpf"
+check "  and says so" grep -q 'removed 1 temporary record file' "$CNI_ERR"
+
+# --- the record is on disk before ADD allocates ----------------------------------------
+# (what a power loss would lose cannot be tested here; the order of the
+# calls that prevent it can: the file's fsync, its rename, the directory's)
+if command -v strace >/dev/null; then
+	cni_pod_up dur >/dev/null
+	CNI_WRAP="strace -f -y -qq -e trace=fsync,rename,renameat,renameat2 -o $CNI_TMP/strace.log" \
+		cni_run ADD "$CNI_TMP/net.json" c-dur net1 /run/netns/"$CNI_PFX-dur"
+	cni_check_ok "ADD under strace"
+	# the first record: file fsync'd, renamed into place, directory fsync'd
+	order=$(awk -v dir="$CNI_STATE/faults" -v rec="$CNI_STATE/faults/c-dur:net1" '
+		/fsync\(/ && index($0, dir "/.rec.") { synced[substr($0, index($0, dir "/.rec."), length(dir) + 12)] = 1 }
+		/rename/ && index($0, "\"" rec "\"") && !renamed {
+			tmp = substr($0, index($0, dir "/.rec."), length(dir) + 12)
+			renamed = 1; print (tmp in synced) ? "file synced, renamed" : "renamed unsynced"; next }
+		renamed == 1 && /fsync\(/ && index($0, "<" dir ">") { print "directory synced"; renamed = 2 }
+		' "$CNI_TMP/strace.log" | paste -sd, -)
+	check_eq "  the record: its file fsync'd before the rename, the directory after" \
+		"$order" "file synced, renamed,directory synced"
+	cni_run DEL "$CNI_TMP/net.json" c-dur net1 /run/netns/"$CNI_PFX-dur"
+	cni_check_ok "  DEL"
+else
+	tap_skip "record durability (the order of fsync and rename)" "no strace"
+fi
+
 # the same kills, but the runtime never calls DEL: GC alone cleans up
 for step in $STEPS; do
 	cni_pod_up "g$step" >/dev/null

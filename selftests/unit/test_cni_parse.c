@@ -21,6 +21,7 @@
 #include "user/cni/cni_env.c"
 #include "user/cni/cni_error.c"
 #include "user/cni/cni_version.c"
+#include "user/cni/fault.c"
 #include "user/cni/link.c"
 #include "user/cni/netconf.c"
 #include "user/cni/nl_error.c"
@@ -527,6 +528,87 @@ static void test_records(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+static void touch_aged(const char *dir, const char *name, int age_s, bool is_dir)
+{
+	struct timespec t[2] = { { .tv_sec = time(NULL) - age_s }, { .tv_sec = time(NULL) - age_s } };
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (is_dir) {
+		assert_int_equal(mkdir(path, 0700), 0);
+	} else {
+		FILE *f = fopen(path, "w");
+
+		assert_non_null(f);
+		fputs("{\"network\": \"rail1\"", f);	/* half a record */
+		fclose(f);
+	}
+	assert_int_equal(utimensat(AT_FDCWD, path, t, 0), 0);
+}
+
+static bool exists(const char *dir, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return !access(path, F_OK);
+}
+
+/* Writes leave no temporary file; GC's sweep removes the ones a killed
+ * writer left once they are old, and nothing else. */
+static void test_record_sweep(void **state)
+{
+	char dir[] = "/tmp/rn-cni-sweep.XXXXXX", net[256];
+	struct cni_record r = { .network = "rail1", .container_id = "abc", .ifname = "net1",
+				.netns = "/run/netns/p", .master = "ra0" }, *all;
+	const char *leftovers[] = { ".rec.old1", ".rec.old2", ".rec.fresh", ".keep", ".rec.dir" };
+	struct rn_error e = { 0 };
+	struct dirent *de;
+	DIR *dh;
+	int n;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(cni_record_sweep_tmp(dir, "rail1", 60, &e), 0);	/* no dir yet */
+	assert_int_equal(cni_record_write(dir, &r, &e), 0);
+	snprintf(net, sizeof(net), "%s/rail1", dir);
+	dh = opendir(net);
+	assert_non_null(dh);
+	n = 0;
+	while ((de = readdir(dh)))
+		n += de->d_name[0] != '.';
+	closedir(dh);
+	assert_int_equal(n, 1);
+	assert_false(exists(net, ".rec."));
+
+	touch_aged(net, ".rec.old1", 120, false);
+	touch_aged(net, ".rec.old2", 61 * 60, false);
+	touch_aged(net, ".rec.fresh", 5, false);	/* a write under way */
+	touch_aged(net, ".keep", 3600, false);		/* not ours */
+	touch_aged(net, ".rec.dir", 3600, true);	/* not a file */
+	assert_int_equal(cni_record_sweep_tmp(dir, "rail1", 60, &e), 2);
+	assert_false(exists(net, ".rec.old1"));
+	assert_false(exists(net, ".rec.old2"));
+	assert_true(exists(net, ".rec.fresh"));
+	assert_true(exists(net, ".keep"));
+	assert_true(exists(net, ".rec.dir"));
+	assert_int_equal(cni_record_sweep_tmp(dir, "rail1", 60, &e), 0);
+	assert_int_equal(cni_record_list(dir, "rail1", &all, &n, &e), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(all[0].container_id, "abc");
+	free(all);
+
+	assert_int_equal(cni_record_remove(dir, "rail1", "abc", "net1", &e), 0);
+	for (size_t i = 0; i < sizeof(leftovers) / sizeof(leftovers[0]); i++) {
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s/%s", net, leftovers[i]);
+		remove(path);
+	}
+	assert_int_equal(rmdir(net), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -542,6 +624,7 @@ int main(void)
 		cmocka_unit_test(test_error_object),
 		cmocka_unit_test(test_tmp_names),
 		cmocka_unit_test(test_records),
+		cmocka_unit_test(test_record_sweep),
 	};
 
 	rn_log_init("test_cni_parse", RN_LOG_ERROR);

@@ -3,7 +3,8 @@
  * lists as valid is torn down like a DEL (the netns, if it still exists,
  * is cleaned too). Only this network's records are considered, so networks
  * sharing pools or masters never collect each other's attachments. One
- * failure does not stop the others; the first is reported. */
+ * failure does not stop the others; the first is reported. The temporary
+ * files of record writes that a kill interrupted go too. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,7 +91,7 @@ int cni_cmd_gc(struct cni_req *r)
 	struct rn_error e = { 0 };
 	struct rn_ipam *ipam = NULL;
 	struct rn_config cfg;
-	int n = 0, collected = 0, rc = -1;
+	int n = 0, collected = 0, swept, rc = -1;
 	size_t n_valid;
 
 	rn_config_defaults(&cfg);
@@ -101,6 +102,13 @@ int cni_cmd_gc(struct cni_req *r)
 		cni_fail_rn(&r->err, RN_CNI_ERR_STATE, &e, "stateDir");
 		goto out;
 	}
+	swept = cni_record_sweep_tmp(r->conf.state_dir, r->conf.name, CNI_RECORD_TMP_MAX_AGE_S,
+				     &e);
+	if (swept < 0)
+		rn_warn("GC: %s", e.msg);
+	else if (swept)
+		rn_info("GC: removed %d temporary record files of writes that never finished",
+			swept);
 	for (int i = 0; i < n; i++)
 		if (!is_valid(valid, n_valid, &recs[i]))
 			collect(r, &cfg, ipam, &recs[i], &collected);

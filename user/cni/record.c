@@ -5,16 +5,55 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <jansson.h>
 
+#include "fault.h"
 #include "log.h"
 #include "record.h"
+
+/* The temporary file a record is written to before its rename. */
+#define RECORD_TMP_PREFIX ".rec."
+
+/* Makes the entries of dir (a new or renamed file, a new directory) durable. */
+static int fsync_dir(const char *dir, struct rn_error *e)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0)
+		return rn_fail(e, -errno, "open %s: %s", dir, strerror(errno));
+	if (fsync(fd))
+		rc = rn_fail(e, -errno, "fsync %s: %s", dir, strerror(errno));
+	close(fd);
+	return rc;
+}
+
+/* A directory it creates is made durable in its parent: a record in a
+ * directory that a crash forgets is as lost as the record. */
+static int make_dir(char *path, struct rn_error *e)
+{
+	char *slash;
+	int rc;
+
+	if (mkdir(path, 0700))
+		return errno == EEXIST ? 0 : rn_fail(e, -errno, "mkdir %s: %s", path,
+						     strerror(errno));
+	slash = strrchr(path, '/');
+	if (!slash || slash == path)
+		return fsync_dir(slash ? "/" : ".", e);
+	*slash = '\0';
+	rc = fsync_dir(path, e);
+	*slash = '/';
+	return rc;
+}
 
 static int mkdir_p(const char *path, struct rn_error *e)
 {
 	char tmp[PATH_MAX];
+	int rc;
 
 	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
 		return rn_fail(e, -ENAMETOOLONG, "state dir %s: path too long", path);
@@ -22,13 +61,12 @@ static int mkdir_p(const char *path, struct rn_error *e)
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(tmp, 0700) && errno != EEXIST)
-			return rn_fail(e, -errno, "mkdir %s: %s", tmp, strerror(errno));
+		rc = make_dir(tmp, e);
 		*p = '/';
+		if (rc)
+			return rc;
 	}
-	if (mkdir(tmp, 0700) && errno != EEXIST)
-		return rn_fail(e, -errno, "mkdir %s: %s", tmp, strerror(errno));
-	return 0;
+	return make_dir(tmp, e);
 }
 
 static int net_dir(char *out, size_t size, const char *dir, const char *network)
@@ -105,7 +143,7 @@ int cni_record_write(const char *dir, const struct cni_record *r, struct rn_erro
 
 	if (net_dir(d, sizeof(d), dir, r->network) ||
 	    rec_path(path, sizeof(path), dir, r->network, r->container_id, r->ifname) ||
-	    snprintf(tmp, sizeof(tmp), "%s/.rec.XXXXXX", d) >= (int)sizeof(tmp))
+	    snprintf(tmp, sizeof(tmp), "%s/" RECORD_TMP_PREFIX "XXXXXX", d) >= (int)sizeof(tmp))
 		return rn_fail(e, -ENAMETOOLONG, "state dir %s: path too long", dir);
 	if (mkdir_p(d, e))
 		return e->code;
@@ -119,19 +157,27 @@ int cni_record_write(const char *dir, const struct cni_record *r, struct rn_erro
 		return rn_fail(e, -ENOMEM, "fdopen: out of memory");
 	}
 	o = to_json(r);
+	errno = 0;
 	rc = json_dumpf(o, f, JSON_COMPACT);
 	json_decref(o);
+	/* the content is on disk before the name points at it */
+	if (!rc && (fflush(f) || fsync(fileno(f))))
+		rc = -1;
 	if (fclose(f) || rc) {
+		int err = errno ? -errno : -EIO;
+
 		unlink(tmp);
-		return rn_fail(e, -EIO, "write %s: %s", tmp, strerror(errno));
+		return rn_fail(e, err, "write %s: %s", tmp, strerror(-err));
 	}
+	cni_fault_point("record-written");
 	if (rename(tmp, path)) {
 		int err = -errno;
 
 		unlink(tmp);
 		return rn_fail(e, err, "rename to %s: %s", path, strerror(-err));
 	}
-	return 0;
+	/* and the name is before ADD allocates anything the record must find */
+	return fsync_dir(d, e);
 }
 
 static int read_file(const char *path, struct cni_record *r, struct rn_error *e)
@@ -172,22 +218,38 @@ int cni_record_remove(const char *dir, const char *network, const char *containe
 	return 0;
 }
 
+/* NULL and *rc 0 when the network has no directory (nothing recorded yet),
+ * NULL and *rc < 0 on an error. d receives the path. */
+static DIR *open_net_dir(const char *dir, const char *network, char d[PATH_MAX], int *rc,
+			 struct rn_error *e)
+{
+	DIR *dh;
+
+	*rc = 0;
+	if (net_dir(d, PATH_MAX, dir, network)) {
+		*rc = rn_fail(e, -ENAMETOOLONG, "state dir %s: path too long", dir);
+		return NULL;
+	}
+	dh = opendir(d);
+	if (!dh && errno != ENOENT)
+		*rc = rn_fail(e, -errno, "open %s: %s", d, strerror(errno));
+	return dh;
+}
+
 int cni_record_list(const char *dir, const char *network, struct cni_record **out, int *n,
 		    struct rn_error *e)
 {
 	struct cni_record *v = NULL;
 	char d[PATH_MAX], path[PATH_MAX];
 	struct dirent *de;
-	int cap = 0;
+	int cap = 0, rc;
 	DIR *dh;
 
 	*out = NULL;
 	*n = 0;
-	if (net_dir(d, sizeof(d), dir, network))
-		return rn_fail(e, -ENAMETOOLONG, "state dir %s: path too long", dir);
-	dh = opendir(d);
+	dh = open_net_dir(dir, network, d, &rc, e);
 	if (!dh)
-		return errno == ENOENT ? 0 : rn_fail(e, -errno, "open %s: %s", d, strerror(errno));
+		return rc;
 	while ((de = readdir(dh))) {
 		struct rn_error re = { 0 };
 
@@ -215,4 +277,38 @@ int cni_record_list(const char *dir, const char *network, struct cni_record **ou
 	closedir(dh);
 	*out = v;
 	return 0;
+}
+
+int cni_record_sweep_tmp(const char *dir, const char *network, unsigned int max_age_s,
+			 struct rn_error *e)
+{
+	time_t now = time(NULL);
+	char d[PATH_MAX];
+	struct dirent *de;
+	int removed = 0;
+	DIR *dh;
+
+	dh = open_net_dir(dir, network, d, &removed, e);
+	if (!dh)
+		return removed;
+	while ((de = readdir(dh))) {
+		struct stat st;
+
+		if (strncmp(de->d_name, RECORD_TMP_PREFIX, strlen(RECORD_TMP_PREFIX)) ||
+		    fstatat(dirfd(dh), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		/* a writer renames its file within milliseconds of creating it;
+		 * one this old was left by a writer that died (a clock set back
+		 * only keeps files longer) */
+		if (st.st_mtime > now - (time_t)max_age_s)
+			continue;
+		if (unlinkat(dirfd(dh), de->d_name, 0) && errno != ENOENT) {
+			rn_warn("GC: remove %s/%s: %s", d, de->d_name, strerror(errno));
+			continue;
+		}
+		removed++;
+	}
+	closedir(dh);
+	return removed;
 }

@@ -5,8 +5,13 @@
  * everything is gone, so a record exists whenever a resource might: GC
  * walks them to find what belongs to this network (pools may be shared
  * between networks, so the IPAM store alone cannot tell), and a DEL after a
- * crash mid-ADD knows the netns and addresses to clean. Written by rename,
- * so a kill -9 leaves the old or the new record, never half of one. */
+ * crash mid-ADD knows the netns and addresses to clean. Written to a
+ * temporary file, fsync'd, renamed, and the directory fsync'd, so a kill -9
+ * leaves the old or the new record, never half of one, and a record ADD
+ * went on from survives a power loss (an allocation without its record
+ * would never be collected). A kill -9 mid-write leaves the temporary file:
+ * GC removes those. Removal is not fsync'd: a removed record that comes back
+ * after a crash only makes GC tear down again what is already gone. */
 #ifndef RDMANET_CNI_RECORD_H
 #define RDMANET_CNI_RECORD_H
 
@@ -42,5 +47,13 @@ int cni_record_remove(const char *dir, const char *network, const char *containe
  * are skipped with a warning: one bad file must not stop a GC. */
 int cni_record_list(const char *dir, const char *network, struct cni_record **out, int *n,
 		    struct rn_error *e);
+
+/* Temporary files of a writer that died are removed once they are older
+ * than this: writers never keep one for more than a moment. */
+#define CNI_RECORD_TMP_MAX_AGE_S 60
+/* Removes a network's temporary record files older than max_age_s. Returns
+ * how many, or < 0. */
+int cni_record_sweep_tmp(const char *dir, const char *network, unsigned int max_age_s,
+			 struct rn_error *e);
 
 #endif
