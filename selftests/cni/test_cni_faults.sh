@@ -6,6 +6,8 @@
 #    address, allocation, registration or record is left; and the same with
 #    GC alone, as when a runtime lost track of the attachment;
 #  - the pod's netns deleted while ADD runs: code 3 and everything rolled back;
+#  - DEL with the node config unreadable: code 7, but the pod side and the
+#    registration are torn down; the retried DEL releases once it is fixed;
 #  - the IPAM store (a real etcd) unavailable: ADD answers 11 within the
 #    store's timeout and leaves nothing; DEL and STATUS say so; once etcd is
 #    back, DEL releases and ADD works.
@@ -152,6 +154,46 @@ for step in created registered; do
 	cni_check_error 3 "netns deleted during ADD (at $step): ADD fails with 3"
 	check_eq "  rolled back: no allocation, registration or record" \
 		"$(cni_held "c-v$step" net1)|$(cni_registered "c-v$step" net1)|$(ls "$CNI_STATE/faults" 2>/dev/null)" "|0|"
+done
+
+# --- DEL while the node config is unreadable (an edit of the ConfigMap gone wrong) -------
+# the pod side and the registration go at once; the addresses (whose store
+# the config names) and the record stay for the DEL the runtime retries
+cp "$CNI_CONFIG" "$CNI_TMP/node.good"
+good() { CNI_CONFIG=$CNI_TMP/node.good "$@"; }
+for how in key json; do
+	cni_pod_up "n$how" >/dev/null
+	cni_run ADD "$CNI_TMP/net.json" "c-n$how" net1 /run/netns/"$CNI_PFX-n$how"
+	cni_check_ok "ADD c-n$how, then the node config breaks ($how)"
+	held[${#held[@]}]=$(good cni_held "c-n$how" net1)
+done
+# a misspelt key: the file is still JSON, and still names its pin dir
+jq '. + {"mastres": []}' "$CNI_TMP/node.good" >"$CNI_CONFIG"
+cni_run DEL "$CNI_TMP/net.json" c-nkey net1 /run/netns/"$CNI_PFX-nkey"
+cni_check_error 7 "DEL with an unknown key in the node config: 7, so the runtime retries it"
+check "  naming the key, saying the addresses stay" \
+	grep -q 'mastres.*|.*addresses stay allocated until a DEL can read the config' \
+	<<<"$(jq -r '"\(.msg) | \(.details)"' "$CNI_OUT")"
+check_eq "  the pod side is gone all the same (link, addresses, routes, rules)" \
+	"$(cni_pod_leftovers nkey)" ""
+check_eq "  and the registration (the pin dir the file still names)" \
+	"$(good cni_registered c-nkey net1)" 0
+check_eq "  the addresses are still held, the record kept" \
+	"$(good cni_held c-nkey net1)|$(ls "$CNI_STATE/faults" | grep -c c-nkey)" "${held[0]}|1"
+# not JSON at all: the pin dir is unknown, the default one is tried
+printf '{ "node": "%s", ' "$CNI_PFX" >"$CNI_CONFIG"
+cni_run DEL "$CNI_TMP/net.json" c-njson net1 /run/netns/"$CNI_PFX-njson"
+cni_check_error 7 "DEL with a node config cut short: 7"
+check_eq "  the pod side is gone all the same" "$(cni_pod_leftovers njson)" ""
+check_eq "  addresses held, record and registration (not at the default pin dir) kept" \
+	"$(good cni_held c-njson net1)|$(ls "$CNI_STATE/faults" | grep -c c-njson)|$(good cni_registered c-njson net1)" \
+	"${held[1]}|1|1"
+cp "$CNI_TMP/node.good" "$CNI_CONFIG"
+for how in key json; do
+	cni_run DEL "$CNI_TMP/net.json" "c-n$how" net1 /run/netns/"$CNI_PFX-n$how"
+	cni_check_ok "config fixed: the retried DEL of c-n$how succeeds"
+	check_eq "  released, unregistered, record gone" \
+		"$(cni_held "c-n$how" net1)|$(cni_registered "c-n$how" net1)|$(ls "$CNI_STATE/faults" | grep -c "c-n$how")" "|0|0"
 done
 
 # --- the IPAM store is unavailable ----------------------------------------------------

@@ -24,6 +24,7 @@
 #include "user/cni/fault.c"
 #include "user/cni/link.c"
 #include "user/cni/netconf.c"
+#include "user/cni/node.c"
 #include "user/cni/nl_error.c"
 #include "user/cni/prev_result.c"
 #include "user/cni/record.c"
@@ -609,6 +610,44 @@ static void test_record_sweep(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* DEL without a loadable node config still unregisters: from the pin dir
+ * the file names if it is JSON naming an absolute one, else the default. */
+static void test_pin_dir_fallback(void **state)
+{
+	static const struct { const char *text, *want; } cases[] = {
+		{ "{\"bpf\": {\"pin_dir\": \"/sys/fs/bpf/x\"}, \"mastres\": []}", "/sys/fs/bpf/x" },
+		{ "{\"bpf\": {\"pin_dir\": \"relative\"}}", RN_DEFAULT_PIN_DIR },
+		{ "{\"bpf\": {\"pin_dir\": 5}}", RN_DEFAULT_PIN_DIR },
+		{ "{\"bpf\": [\"/sys/fs/bpf/x\"]}", RN_DEFAULT_PIN_DIR },
+		{ "{\"node\": ", RN_DEFAULT_PIN_DIR },
+		{ "[]", RN_DEFAULT_PIN_DIR },
+		{ NULL, RN_DEFAULT_PIN_DIR },		/* no file */
+	};
+	char path[] = "/tmp/rn-cni-node.XXXXXX", got[PATH_MAX];
+	struct cni_netconf c = { 0 };
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(c.config_file, sizeof(c.config_file), "%s", path);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		FILE *f;
+
+		if (cases[i].text) {
+			f = fopen(path, "w");
+			assert_non_null(f);
+			fputs(cases[i].text, f);
+			fclose(f);
+		} else {
+			unlink(path);
+		}
+		cni_node_pin_dir_fallback(&c, got, sizeof(got));
+		assert_string_equal(got, cases[i].want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -625,6 +664,7 @@ int main(void)
 		cmocka_unit_test(test_tmp_names),
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_record_sweep),
+		cmocka_unit_test(test_pin_dir_fallback),
 	};
 
 	rn_log_init("test_cni_parse", RN_LOG_ERROR);

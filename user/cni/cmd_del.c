@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* DEL: idempotent, and complete even when the netns, the link or the
  * prevResult are gone: the allocation is released and the registration
- * removed whatever is left of the pod. */
+ * removed whatever is left of the pod. Without a readable node config it
+ * still tears down the pod side and the registration, then fails (7). */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "datapath.h"
 #include "fault.h"
 #include "log.h"
 #include "node.h"
@@ -36,6 +39,8 @@ static void collect_addrs(struct cni_req *r, struct rn_ipam *ipam, struct cni_te
 				cni_teardown_add_addr(t, &prev->ips[i].address.addr);
 	}
 	free(prev);
+	if (!ipam)
+		return;
 	n = rn_ipam_lookup_owner(ipam, r->env.container_id, r->env.ifname, held, 2, &e);
 	for (int i = 0; i < n && i < 2; i++)
 		cni_teardown_add_addr(t, &held[i].addr);
@@ -54,6 +59,43 @@ static int teardown(struct cni_req *r, const struct rn_config *cfg, struct rn_ip
 	return cni_teardown_all(&t, &r->err);
 }
 
+/* The node config cannot be read (a bad edit of the ConfigMap, say), so
+ * neither can the store that holds the addresses. What needs no config is
+ * undone all the same, so the pod's network does not outlive the pod: the
+ * link with its addresses and routes, the rules, and the registration (at
+ * the pin dir the file still names, else the default). The record stays
+ * and the config error is reported: the runtime retries the DEL, which
+ * releases the addresses once the config is fixed, and GC still finds the
+ * attachment meanwhile. */
+static void teardown_without_config(struct cni_req *r)
+{
+	char pin_dir[PATH_MAX], done[PATH_MAX + 64];
+	struct cni_teardown t = {
+		.network = r->conf.name, .container_id = r->env.container_id,
+		.ifname = r->env.ifname, .netns = r->env.netns, .pin_dir = pin_dir,
+		.state_dir = r->conf.state_dir,
+	};
+	struct cni_err err = { 0 };
+
+	cni_node_pin_dir_fallback(&r->conf, pin_dir, sizeof(pin_dir));
+	collect_addrs(r, NULL, &t);
+	cni_teardown_netns(&t, &err);
+	cni_teardown_unregister(&t, &err);
+	if (err.code) {
+		rn_warn("DEL without the node config: %s", err.msg);
+		cni_err_details(&r->err, "the addresses stay allocated until a DEL can read the "
+				"config; the pod side was not fully torn down either: %s", err.msg);
+		return;
+	}
+	snprintf(done, sizeof(done), cni_dp_present(pin_dir) ?
+		 "the pod side was torn down and the registration removed from %s" :
+		 "the pod side was torn down (no data-path maps at %s to unregister from)",
+		 pin_dir);
+	rn_warn("DEL without the node config: %s", done);
+	cni_err_details(&r->err, "%s; the addresses stay allocated until a DEL can read the "
+			"config", done);
+}
+
 int cni_cmd_del(struct cni_req *r)
 {
 	struct rn_ipam *ipam = NULL;
@@ -62,8 +104,10 @@ int cni_cmd_del(struct cni_req *r)
 
 	rn_config_defaults(&cfg);
 	cni_fault_point("del-start");
+	if (cni_node_load(&r->conf, &cfg, &r->err))
+		teardown_without_config(r);
 	/* no store, no release: the runtime retries a DEL that failed with 11 */
-	if (!cni_node_load(&r->conf, &cfg, &r->err) && !cni_ipam_open(&cfg, &ipam, &r->err))
+	else if (!cni_ipam_open(&cfg, &ipam, &r->err))
 		rc = teardown(r, &cfg, ipam);
 	rn_ipam_close(ipam);
 	cni_fault_point("del-end");

@@ -12,6 +12,9 @@
 /* The default file missing means defaults; a file the config names
  * explicitly must exist. Errors are code 7. */
 int cni_node_load(const struct cni_netconf *c, struct rn_config *cfg, struct cni_err *err);
+/* The pin dir when the config cannot be loaded as a whole: bpf.pin_dir if
+ * the file is still JSON naming an absolute path there, else the default. */
+void cni_node_pin_dir_fallback(const struct cni_netconf *c, char *out, size_t size);
 /* Code 11 when the store does not answer within its timeout. */
 int cni_ipam_open(const struct rn_config *cfg, struct rn_ipam **ipam, struct cni_err *err);
 

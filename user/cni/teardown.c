@@ -43,14 +43,21 @@ int cni_teardown_pod(struct nl_sock *pod, const struct cni_teardown *t, struct r
 	return rc;
 }
 
+int cni_teardown_unregister(const struct cni_teardown *t, struct cni_err *err)
+{
+	struct rn_error e = { 0 };
+
+	if (cni_dp_unregister(t->pin_dir, t->container_id, t->ifname, &e))
+		return cni_fail_rn(err, RN_CNI_ERR_DATAPATH, &e, "unregister %s/%s",
+				   t->container_id, t->ifname);
+	return 0;
+}
+
 int cni_teardown_host(const struct cni_teardown *t, struct cni_err *err)
 {
 	struct rn_error e = { 0 };
-	int rc = 0;
+	int rc = cni_teardown_unregister(t, err);
 
-	if (cni_dp_unregister(t->pin_dir, t->container_id, t->ifname, &e))
-		rc = cni_fail_rn(err, RN_CNI_ERR_DATAPATH, &e, "unregister %s/%s",
-				 t->container_id, t->ifname);
 	cni_fault_point("unregistered");
 	if (t->ipam && rn_ipam_release(t->ipam, t->container_id, t->ifname, &e) < 0)
 		rc = cni_fail_rn(err, cni_code_of(e.code, RN_CNI_ERR_INTERNAL), &e,
@@ -66,29 +73,35 @@ int cni_teardown_host(const struct cni_teardown *t, struct cni_err *err)
 	return 0;
 }
 
-int cni_teardown_all(const struct cni_teardown *t, struct cni_err *err)
+int cni_teardown_netns(const struct cni_teardown *t, struct cni_err *err)
 {
 	struct rn_error e = { 0 };
 	struct cni_netns ns;
 	struct nl_sock *pod;
-	int rc = 0;
+	int rc = 0, o;
 
-	if (t->netns && t->netns[0]) {
-		int o = cni_netns_open(&ns, t->netns, &e);
-
-		if (o == -ENOENT || o == -EINVAL) {
-			rn_debug("%s is gone: nothing to clean inside it", t->netns);
-		} else if (o) {
-			rc = cni_fail_rn(err, RN_CNI_ERR_INTERNAL, &e, "netns");
-		} else {
-			pod = cni_nl_open(&ns, &e);
-			if (!pod || cni_teardown_pod(pod, t, &e))
-				rc = cni_fail_rn(err, RN_CNI_ERR_NETLINK, &e, "in %s", t->netns);
-			if (pod)
-				nl_socket_free(pod);
-			cni_netns_close(&ns);
-		}
+	if (!t->netns || !t->netns[0])
+		return 0;
+	o = cni_netns_open(&ns, t->netns, &e);
+	if (o == -ENOENT || o == -EINVAL) {
+		rn_debug("%s is gone: nothing to clean inside it", t->netns);
+		return 0;
 	}
+	if (o)
+		return cni_fail_rn(err, RN_CNI_ERR_INTERNAL, &e, "netns");
+	pod = cni_nl_open(&ns, &e);
+	if (!pod || cni_teardown_pod(pod, t, &e))
+		rc = cni_fail_rn(err, RN_CNI_ERR_NETLINK, &e, "in %s", t->netns);
+	if (pod)
+		nl_socket_free(pod);
+	cni_netns_close(&ns);
+	return rc;
+}
+
+int cni_teardown_all(const struct cni_teardown *t, struct cni_err *err)
+{
+	int rc = cni_teardown_netns(t, err);
+
 	cni_fault_point("pod-side-clean");
 	/* the host side goes on even if the pod side failed: the allocation
 	 * and registration must not outlive a pod that is being torn down */
