@@ -176,7 +176,7 @@ DEPS_PKGS := clang llvm gcc make pkg-config libelf-dev zlib1g-dev libxdp-dev \
 	iproute2 iperf3 tshark tcpdump etcd-server etcd-client prometheus \
 	prometheus-node-exporter containernetworking-plugins qemu-system-x86 \
 	busybox-static perftest rdma-core ibverbs-utils ibverbs-providers kmod cpio \
-	xz-utils zstd binutils util-linux procps psmisc curl ca-certificates jq iputils-ping valgrind
+	xz-utils zstd binutils util-linux procps psmisc curl ca-certificates jq iputils-ping valgrind strace
 DEPS_BPO_PKGS := libbpf-dev libbpf1 bpftool
 BPO_LIST := /etc/apt/sources.list.d/rdmanet-bookworm-backports.list
 
