@@ -28,6 +28,11 @@ JSON
 	case "$(uname -r)" in 6.1.*) want_tc=clsact ;; esac
 	check_eq "tc attach on $(uname -r)" "$(jq -r '.masters[0].tc' "$VM_OUT/stats0.json")" "$want_tc"
 	check_eq "native XDP on virtio-net" "$(jq -r '.masters[0].xdp' "$VM_OUT/stats0.json")" native
+	# a Debian kernel allows freplace: libxdp's dispatcher, ours at priority 90
+	xdp-loader status eth0 >"$VM_OUT/xdp-status.txt" 2>&1
+	check "libxdp dispatcher on eth0" grep -q "xdp_dispatcher" "$VM_OUT/xdp-status.txt"
+	check "rn_xdp_rx in the dispatcher at priority 90, chaining on XDP_PASS" \
+		grep -Eq "=>[[:space:]]+90[[:space:]]+rn_xdp_rx.*XDP_PASS" "$VM_OUT/xdp-status.txt"
 	check "uninstall" "$RN_BUILD/bin/rdmanetd" --config "$VM_OUT/config.json" --uninstall -q
 	check_eq "nothing left on eth0" "$(ip -j link show eth0 | jq -r '.[0].xdp // "none"')" none
 }
