@@ -26,11 +26,6 @@ static int discover(const char *sysfs_root, const struct rn_rdma_selectors *sel,
 	return n;
 }
 
-int rn_discover_roce_netdevs(const char *sysfs_root, char names[][RN_IFNAMSIZ], int max)
-{
-	return discover(sysfs_root, NULL, names, max);
-}
-
 int rn_discover_roce_netdevs_config(const struct rn_config *c, char names[][RN_IFNAMSIZ],
 				    int max)
 {

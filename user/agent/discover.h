@@ -8,7 +8,10 @@
 
 #include "config.h"
 
-/* Fills names (up to max) and returns how many, or a negative errno.
+/* With the config's rdma section (its sysfs root, $RDMANET_SYSFS_ROOT
+ * overriding it, and the device plugin selectors: only selected devices'
+ * netdevs). Fills names (up to max) and returns how many, or a negative
+ * errno.
  *   n > 0    it looked at every RDMA device: these are the RoCE netdevs
  *   0        it looked and found none: no RDMA device (no RDMA driver
  *            loaded), no Ethernet port, or none the selectors select
@@ -16,10 +19,7 @@
  *            tree, or a device or port could not be read (one it could
  *            not read may be a master). Says nothing about what exists;
  *            callers must not take it as "no masters" and release any.
- * sysfs_root is the default root ($RDMANET_SYSFS_ROOT overrides it). */
-int rn_discover_roce_netdevs(const char *sysfs_root, char names[][RN_IFNAMSIZ], int max);
-/* The same with the config's rdma section: its sysfs root and the device
- * plugin selectors (only selected devices' netdevs). */
+ */
 int rn_discover_roce_netdevs_config(const struct rn_config *c, char names[][RN_IFNAMSIZ],
 				    int max);
 

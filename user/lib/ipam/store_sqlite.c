@@ -40,6 +40,7 @@
 #include "ipam/alloc_pick.h"
 #include "ipam/sqlite_lock.h"
 #include "ipam/store.h"
+#include "mkdir_p.h"
 
 #define SCHEMA_VERSION 1
 
@@ -770,22 +771,6 @@ static const struct rn_store_ops sqlite_ops = {
 	.check = sq_check,
 };
 
-static int mkdir_parents(const char *path)
-{
-	char buf[PATH_MAX];
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	return 0;
-}
-
 /* Statements of the open: switching a fresh file to WAL or meeting another
  * opener's recovery can answer SQLITE_BUSY without calling the busy
  * handler (SQLite avoids deadlocks that way), so wait here too. */
@@ -854,7 +839,7 @@ int rn_store_sqlite_open(struct rn_store **out, const struct rn_ipam_settings *s
 	s->base.settings = st;
 	s->writers.fd = -1;
 	s->seed = (unsigned int)getpid() ^ (unsigned int)rn_ipam_now_ms();
-	err = read_only ? 0 : mkdir_parents(st->path);
+	err = read_only ? 0 : rn_mkdir_parent(st->path, 0755);
 	if (err) {
 		free(s);
 		return rn_fail(e, err, "ipam: sqlite %s: cannot create its directory: %s", st->path,
