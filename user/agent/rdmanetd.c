@@ -20,6 +20,7 @@
 #include "log.h"
 #include "maps.h"
 #include "masters.h"
+#include "mkdir_p.h"
 #include "pin.h"
 #include "rdma_tick.h"
 
@@ -46,29 +47,13 @@ static void usage(FILE *f)
 		RN_DEFAULT_CONFIG, RN_DEFAULT_PIN_DIR);
 }
 
-static int mkdir_p(const char *dir)
-{
-	char buf[PATH_MAX];
-
-	snprintf(buf, sizeof(buf), "%s", dir);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	return mkdir(buf, 0755) && errno != EEXIST ? -errno : 0;
-}
-
 static void export_once(const struct rn_config *c)
 {
 	struct rn_error e = { 0 };
 
 	if (!c->textfile.dir[0])
 		return;
-	if (mkdir_p(c->textfile.dir)) {
+	if (rn_mkdir_p(c->textfile.dir, 0755)) {
 		rn_warn("textfile dir %s: %s", c->textfile.dir, strerror(errno));
 		return;
 	}
@@ -143,8 +128,11 @@ static int run(const struct rn_config *c, int once)
 		rn_err("%s", e.msg);
 		return 1;
 	}
-	if (rn_maps_create(c->bpf.pin_dir, c->bpf.max_pods, &e) ||
-	    rn_maps_open(&m, c->bpf.pin_dir, &e)) {
+	/* a restart finds every map pinned: creating them would load a BPF
+	 * object (and parse the kernel's BTF) for nothing */
+	if (rn_maps_open(&m, c->bpf.pin_dir, NULL) &&
+	    (rn_maps_create(c->bpf.pin_dir, c->bpf.max_pods, &e) ||
+	     rn_maps_open(&m, c->bpf.pin_dir, &e))) {
 		rn_err("%s", e.msg);
 		rn_pin_unlock(lock);
 		return 1;
