@@ -54,9 +54,7 @@ static void print_pods(const struct rn_stats *s, const char *pod, const char *ma
 		const struct rn_pod_stats *ps = &s->pods[i];
 		char name[RN_NS_LEN + RN_POD_NAME_LEN + 2], drops[32];
 
-		if (pod && !rn_stats_pod_match(&ps->ent, pod))
-			continue;
-		if (master && strcmp(ps->ent.master, master))
+		if (!rn_stats_pod_selected(ps, pod, master))
 			continue;
 		snprintf(name, sizeof(name), "%s/%s", ps->ent.meta.ns, ps->ent.meta.name);
 		snprintf(drops, sizeof(drops), "%llu",

@@ -182,7 +182,7 @@ static struct rn_traffic sum_classes(const struct rn_traffic t[RN_CLASS_MAX])
 	return sum;
 }
 
-int rn_stats_pod_match(const struct rn_pod_entry *ent, const char *filter)
+static int pod_match(const struct rn_pod_entry *ent, const char *filter)
 {
 	const char *slash = strchr(filter, '/');
 
@@ -191,6 +191,13 @@ int rn_stats_pod_match(const struct rn_pod_entry *ent, const char *filter)
 	return strlen(ent->meta.ns) == (size_t)(slash - filter) &&
 	       !strncmp(ent->meta.ns, filter, (size_t)(slash - filter)) &&
 	       !strcmp(ent->meta.name, slash + 1);
+}
+
+int rn_stats_pod_selected(const struct rn_pod_stats *ps, const char *pod_filter,
+			  const char *master_filter)
+{
+	return (!pod_filter || pod_match(&ps->ent, pod_filter)) &&
+	       (!master_filter || !strcmp(ps->ent.master, master_filter));
 }
 
 static json_t *pod_json(const struct rn_pod_stats *ps)
@@ -279,25 +286,24 @@ static json_t *master_json(const struct rn_master_stats *ms)
 	return o;
 }
 
+static json_t *masters_json(const struct rn_stats *s, const char *master_filter)
+{
+	json_t *masters = json_array();
+
+	for (int i = 0; i < s->n_masters; i++)
+		if (!master_filter || !strcmp(s->masters[i].info.ifname, master_filter))
+			json_array_append_new(masters, master_json(&s->masters[i]));
+	return masters;
+}
+
 json_t *rn_stats_json(const struct rn_stats *s, const char *pod_filter, const char *master_filter)
 {
-	json_t *pods = json_array(), *masters = json_array();
+	json_t *pods = json_array();
 
-	for (int i = 0; i < s->n_pods; i++) {
-		const struct rn_pod_stats *ps = &s->pods[i];
-
-		if (pod_filter && !rn_stats_pod_match(&ps->ent, pod_filter))
-			continue;
-		if (master_filter && strcmp(ps->ent.master, master_filter))
-			continue;
-		json_array_append_new(pods, pod_json(ps));
-	}
-	for (int i = 0; i < s->n_masters; i++) {
-		if (master_filter && strcmp(s->masters[i].info.ifname, master_filter))
-			continue;
-		json_array_append_new(masters, master_json(&s->masters[i]));
-	}
-	return json_pack("{s:o,s:o}", "pods", pods, "masters", masters);
+	for (int i = 0; i < s->n_pods; i++)
+		if (rn_stats_pod_selected(&s->pods[i], pod_filter, master_filter))
+			json_array_append_new(pods, pod_json(&s->pods[i]));
+	return json_pack("{s:o,s:o}", "pods", pods, "masters", masters_json(s, master_filter));
 }
 
 /* Into a buffer, then one fwrite: json_dumpf calls fwrite per token. */
@@ -323,33 +329,21 @@ static int dump_one(FILE *f, json_t *v, size_t flags)
 int rn_stats_json_write(FILE *f, const struct rn_stats *s, const char *pod_filter,
 			const char *master_filter, size_t json_flags)
 {
-	json_t *masters = json_array();
 	int first = 1, err = 0;
 
 	/* the frame is two fixed keys; every value is serialized by jansson */
 	fputs("{\"pods\":[", f);
 	for (int i = 0; i < s->n_pods && !err; i++) {
-		const struct rn_pod_stats *ps = &s->pods[i];
-
-		if (pod_filter && !rn_stats_pod_match(&ps->ent, pod_filter))
-			continue;
-		if (master_filter && strcmp(ps->ent.master, master_filter))
+		if (!rn_stats_pod_selected(&s->pods[i], pod_filter, master_filter))
 			continue;
 		if (!first)
 			fputc(',', f);
 		first = 0;
-		err = dump_one(f, pod_json(ps), json_flags);
-	}
-	for (int i = 0; i < s->n_masters; i++) {
-		if (master_filter && strcmp(s->masters[i].info.ifname, master_filter))
-			continue;
-		json_array_append_new(masters, master_json(&s->masters[i]));
+		err = dump_one(f, pod_json(&s->pods[i]), json_flags);
 	}
 	fputs("],\"masters\":", f);
 	if (!err)
-		err = dump_one(f, masters, json_flags);
-	else
-		json_decref(masters);
+		err = dump_one(f, masters_json(s, master_filter), json_flags);
 	fputs("}\n", f);
 	return err || ferror(f) ? -EIO : 0;
 }

@@ -52,7 +52,9 @@ json_t *rn_stats_json(const struct rn_stats *s, const char *pod_filter, const ch
  * one JSON tree. Returns 0 or -EIO. */
 int rn_stats_json_write(FILE *f, const struct rn_stats *s, const char *pod_filter,
 			const char *master_filter, size_t json_flags);
-/* True if the pod matches "NS/NAME" (or just "NAME" in any namespace). */
-int rn_stats_pod_match(const struct rn_pod_entry *ent, const char *filter);
+/* True if the pod passes both filters (NULL: any): "NS/NAME" (or just
+ * "NAME" in any namespace), and the master's ifname. */
+int rn_stats_pod_selected(const struct rn_pod_stats *ps, const char *pod_filter,
+			  const char *master_filter);
 
 #endif
