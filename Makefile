@@ -167,38 +167,24 @@ fuzz-long: deps $(FUZZ_BINS)
 	selftests/fuzz/run.sh $(OUT) $${FUZZ_SECONDS:-600}
 
 # --- dependencies -------------------------------------------------------------
-# Debian 12. libbpf and bpftool come from bookworm-backports: tcx links need
-# libbpf >= 1.3 (bookworm has 1.1).
+# Debian 12, one apt transaction (deploy/install-deps.sh). libbpf and bpftool
+# come from bookworm-backports (tcx links need libbpf >= 1.3; bookworm has
+# 1.1), and with them the elfutils libraries of the same suite: backports'
+# libbpf1 needs libelf1 0.192, and bookworm's libdw1 (valgrind, strace) pins
+# libelf1 to 0.188 unless libdw1 comes from backports too.
 
-DEPS_PKGS := clang llvm gcc make pkg-config libelf-dev zlib1g-dev libxdp-dev \
+DEPS_PKGS := clang llvm gcc make pkg-config zlib1g-dev libxdp-dev xdp-tools \
 	libnl-3-dev libnl-route-3-dev libnl-genl-3-dev libjansson-dev libsqlite3-dev \
 	libcurl4-openssl-dev libibverbs-dev libcmocka-dev libclang-rt-14-dev \
 	iproute2 iperf3 tshark tcpdump etcd-server etcd-client prometheus \
 	prometheus-node-exporter containernetworking-plugins qemu-system-x86 \
 	busybox-static perftest rdma-core ibverbs-utils ibverbs-providers kmod cpio \
-	xz-utils zstd binutils util-linux procps psmisc curl ca-certificates jq iputils-ping valgrind strace
-DEPS_BPO_PKGS := libbpf-dev libbpf1 bpftool
-BPO_LIST := /etc/apt/sources.list.d/rdmanet-bookworm-backports.list
+	xz-utils zstd binutils util-linux procps psmisc curl ca-certificates jq iputils-ping \
+	valgrind strace
+DEPS_BPO_PKGS := libbpf-dev libbpf1 bpftool libelf1 libelf-dev libdw1
 
 deps:
-	@missing=""; \
-	for p in $(DEPS_PKGS); do \
-		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
-	done; \
-	bpo_ok=1; \
-	v=$$(dpkg-query -W -f='$${Version}' libbpf-dev 2>/dev/null); \
-	dpkg --compare-versions "$${v:-0}" ge 1:1.3 || bpo_ok=0; \
-	command -v bpftool >/dev/null 2>&1 && bpftool version >/dev/null 2>&1 || bpo_ok=0; \
-	if [ -z "$$missing" ] && [ $$bpo_ok = 1 ]; then echo "deps: all installed"; exit 0; fi; \
-	if [ "$$(id -u)" != 0 ]; then echo "deps: missing:$$missing (run as root)" >&2; exit 1; fi; \
-	export DEBIAN_FRONTEND=noninteractive; \
-	if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then \
-		echo 'deb http://deb.debian.org/debian bookworm-backports main' > $(BPO_LIST); \
-	fi; \
-	echo "deps: installing$$missing $(DEPS_BPO_PKGS)"; \
-	apt-get update -qq && \
-	apt-get install -y -qq --no-install-recommends -t bookworm-backports $(DEPS_BPO_PKGS) >/dev/null && \
-	apt-get install -y -qq --no-install-recommends $(DEPS_PKGS) >/dev/null
+	@deploy/install-deps.sh $(DEPS_PKGS) -- $(DEPS_BPO_PKGS)
 
 check-deps:
 	@command -v $(BPFTOOL) >/dev/null || { echo "bpftool missing: run 'make deps'" >&2; exit 1; }
