@@ -169,7 +169,7 @@ fuzz-long: deps $(FUZZ_BINS)
 # --- dependencies -------------------------------------------------------------
 # Debian 12, one apt transaction (deploy/install-deps.sh). libbpf and bpftool
 # come from bookworm-backports (tcx links need libbpf >= 1.3; bookworm has
-# 1.1), and with them the elfutils libraries of the same suite: backports'
+# 1.1) with the uapi headers that name tcx (linux-libc-dev), and with them the elfutils libraries of the same suite: backports'
 # libbpf1 needs libelf1 0.192, and bookworm's libdw1 (valgrind, strace) pins
 # libelf1 to 0.188 unless libdw1 comes from backports too.
 
@@ -181,7 +181,7 @@ DEPS_PKGS := clang llvm gcc make pkg-config zlib1g-dev libxdp-dev xdp-tools \
 	busybox-static perftest rdma-core ibverbs-utils ibverbs-providers kmod cpio \
 	xz-utils zstd binutils util-linux procps psmisc curl ca-certificates jq iputils-ping \
 	valgrind strace
-DEPS_BPO_PKGS := libbpf-dev libbpf1 bpftool libelf1 libelf-dev libdw1
+DEPS_BPO_PKGS := libbpf-dev libbpf1 bpftool libelf1 libelf-dev libdw1 linux-libc-dev
 
 deps:
 	@deploy/install-deps.sh $(DEPS_PKGS) -- $(DEPS_BPO_PKGS)

@@ -29,6 +29,15 @@ int rn_fail_wrap(struct rn_error *e, const char *fmt, ...)
 	vsnprintf(prefix, sizeof(prefix), fmt, ap);
 	va_end(ap);
 	memcpy(old, e->msg, sizeof(old));
-	snprintf(e->msg, sizeof(e->msg), "%s: %s", prefix, old);
+	/* A message longer than msg[] is cut at its end: the prefix says where
+	 * it failed, which matters more than the tail of the old message. */
+	size_t n = (size_t)snprintf(e->msg, sizeof(e->msg), "%s: ", prefix);
+	size_t room = sizeof(e->msg) - 1 - n;
+	size_t len = strnlen(old, sizeof(old) - 1);
+
+	if (len > room)
+		len = room;
+	memcpy(e->msg + n, old, len);
+	e->msg[n + len] = '\0';
 	return e->code;
 }
