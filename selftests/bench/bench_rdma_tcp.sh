@@ -89,7 +89,7 @@ sb() {	# sb PATH [PRELOAD] -- ARGS...: one rn_sockbench client run, JSON with it
 }
 
 client_node() {
-	local a pod_a gid
+	local a pod_a pod
 	pod=$(pod_attach 192.168.77.205-192.168.77.209) || { echo "pod attach failed" >&2; return 1; }
 	a=$VM_PEER_IP
 	vm_get servers-up 300 >/dev/null
@@ -126,7 +126,7 @@ fi
 # --- host -------------------------------------------------------------------------
 
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 RN_BUILD=${RN_BUILD:-$(realpath build)}
 RN_SRC=${RN_SRC:-$(pwd)}
 RN_BENCH_OUT=${RN_BENCH_OUT:-$RN_BUILD/bench-results}

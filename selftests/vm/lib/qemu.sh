@@ -31,7 +31,7 @@ vm__qemu_start() {
 		fg=(--foreground)
 	fi
 	local mgmt=()
-	[ -n "${VM_MGMT:-}" ] && mgmt=(-netdev user,id=mgmt,net=10.0.2.0/24
+	[ -n "${VM_MGMT:-}" ] && mgmt=(-netdev "user,id=mgmt,net=10.0.2.0/24"
 		-device "virtio-net-pci,netdev=mgmt,mac=${mac%:*}:$(printf '%02x' $((0x${mac##*:} + 0x10)))")
 	date +%s.%N >"$dir/started"
 	timeout "${fg[@]}" --kill-after=5 "$timeout" qemu-system-x86_64 \
