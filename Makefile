@@ -179,7 +179,7 @@ DEPS_PKGS := clang llvm gcc make pkg-config zlib1g-dev libxdp-dev xdp-tools \
 	libcurl4-openssl-dev libibverbs-dev libcmocka-dev libclang-rt-14-dev \
 	iproute2 iperf3 tshark tcpdump etcd-server etcd-client prometheus \
 	prometheus-node-exporter containernetworking-plugins qemu-system-x86 \
-	busybox-static perftest rdma-core ibverbs-utils ibverbs-providers kmod cpio \
+	busybox-static perftest qperf rdmacm-utils rdma-core ibverbs-utils ibverbs-providers kmod cpio \
 	xz-utils zstd binutils util-linux procps psmisc curl ca-certificates jq iputils-ping \
 	valgrind strace bc mount
 DEPS_BPO_PKGS := libbpf-dev libbpf1 bpftool libelf1 libelf-dev libdw1 linux-libc-dev

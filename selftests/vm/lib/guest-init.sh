@@ -58,6 +58,13 @@ link set lo up
 link set $VM_IFACE up
 addr add $VM_IP/$VM_PREFIXLEN dev $VM_IFACE
 EOF
+# the management NIC (VM_MGMT=1 on the host): qemu's user network, host at 10.0.2.2
+if [ -n "${VM_MGMT_IFACE:-}" ]; then
+	ip -batch - <<EOF || setup_fail "cannot bring up $VM_MGMT_IFACE"
+link set $VM_MGMT_IFACE up
+addr add 10.0.2.15/24 dev $VM_MGMT_IFACE
+EOF
+fi
 if [ "$VM_RXE_SETUP" = 1 ]; then
 	rdma link add "$VM_RXE" type rxe netdev "$VM_IFACE" ||
 		setup_fail "rdma link add $VM_RXE type rxe netdev $VM_IFACE failed"

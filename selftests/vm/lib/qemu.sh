@@ -7,6 +7,12 @@
 #
 # Each qemu runs under timeout(1), so no VM outlives its budget even when
 # the test that started it is killed. Sets VM_TIMED_OUT (nodes cut off).
+#
+# VM_MGMT=1 gives each VM a second NIC, eth1 (10.0.2.15/24), on qemu's
+# user-mode network: a management network apart from the testbed wire, on
+# which 10.0.2.2 is the host itself (its loopback services included), so a
+# control plane on the host (etcd members) is reached as workers reach
+# theirs over the node network. Each VM has its own; they do not meet there.
 
 VM_MEM=${VM_MEM:-1024}
 VM_QEMU_BIOS=${VM_QEMU_BIOS:-/usr/share/qemu/qboot.rom}
@@ -24,6 +30,9 @@ vm__qemu_start() {
 		# timeout's own process group would be stopped reading the tty
 		fg=(--foreground)
 	fi
+	local mgmt=()
+	[ -n "${VM_MGMT:-}" ] && mgmt=(-netdev "user,id=mgmt,net=10.0.2.0/24"
+		-device "virtio-net-pci,netdev=mgmt,mac=${mac%:*}:$(printf '%02x' $((0x${mac##*:} + 0x10)))")
 	date +%s.%N >"$dir/started"
 	timeout "${fg[@]}" --kill-after=5 "$timeout" qemu-system-x86_64 \
 		-accel tcg -cpu max -m "$VM_MEM" -smp 1 "${bios[@]}" \
@@ -34,6 +43,7 @@ vm__qemu_start() {
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$VM_RUN_DIR,mount_tag=rnvm,security_model=none,multidevs=remap" \
 		-netdev "socket,id=wire,$netdev" -device "virtio-net-pci,netdev=wire,mac=$mac" \
+		"${mgmt[@]}" \
 		<"$in" >"$out" 2>"$dir/qemu.log" &
 	VM_QEMU_PID[$node]=$!
 }

@@ -149,6 +149,7 @@ vm__write_env() {
 		vm__q VM_SHARED /rnvm/shared
 		vm__q VM_LIB "$VM_LIB"
 		vm__q VM_DEBUG "${VM_DEBUG:-}"
+		vm__q VM_MGMT_IFACE "${VM_MGMT:+eth1}"
 	} >"$VM_RUN_DIR/env"
 }
 

@@ -1,0 +1,553 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Two RoCE nodes end to end: the shared-mode walkthrough an operator runs,
+# on two VMs (node-a, node-b) joined by the testbed wire (eth0, the rail,
+# with Soft-RoCE rxe0 on it), each running rdmanetd with the DaemonSet's own
+# command line (read from deploy/rdmanetd-daemonset.yaml) and one node
+# config (the DaemonSet's ConfigMap, with the etcd store and the rail's
+# pools), the CNI plugin installed where the init container puts it.
+#
+#   1. rdma link (rxe0/1 ACTIVE on eth0), rdma system (netns shared),
+#      rdmanetctl doctor without a failure, on both nodes;
+#   2. IP pools in etcd; pods on both nodes get their addresses through the
+#      rdmanet CNI driven as a runtime drives it (CNI_* environment, the
+#      network config on stdin), both nodes allocating at the same moment,
+#      several pods at once on each; never one address twice;
+#   3. pod-to-pod RoCEv2 traffic across the nodes over the rail: counted
+#      for the sending pod on node-a and the receiving pod on node-b, equal
+#      to what was sent and received, and DSCP 26 / ECT(0) on the wire
+#      (tcpdump on node-b, tshark on the host);
+#   4. rdmanetctl env in each pod: the NCCL/UCX variables for that pod's own
+#      GID (the index sysfs gives for the pod's address);
+#   5. ib_write_bw, ib_read_lat and an RDMA-CM connection (rping) between
+#      the nodes while the pods run; the agent's textfile on both nodes
+#      carries rxe0's hardware counters equal to `rdma statistic`;
+#   6. mid-run, node-a's agent restarted under a pod-to-pod stream and the
+#      etcd leader SIGKILLed while both nodes attach more pods (a failed
+#      ADD is torn down and retried with a new sandbox, as kubelet does):
+#      the stream is counted whole on both nodes, every address a pod got
+#      is in etcd under that pod, no address twice, nothing left over.
+#
+# Both rail styles of the field's setups: net1 draws from one pool for the
+# rail shared by every node, on the nodes' own subnet (192.168.77.0/24);
+# net2 from a pool of the rail's own subnet (172.16.11.0/24), which the
+# nodes do not use for themselves. The pools' gateways (.254) are answered
+# by both nodes, as a rail's anycast gateway on the ToR would be.
+#
+# etcd topology: a 3-member cluster on the host, reached by both VMs over a
+# management NIC (eth1, qemu user network; 10.0.2.2 is the host), not over
+# the rail. That is how a real cluster has it: etcd runs on the control
+# plane, not on the GPU workers, and reaches them over the node network,
+# never over the RoCE rails; a worker rebooting does not take a member with
+# it. It also lets the host kill the leader without stopping a node.
+#
+# Nothing here waits a fixed time for something to happen: every wait is a
+# bounded wait for a condition; the figures (durations, rates) are printed.
+
+POD_NS=team
+NP=3			# pods per node in step 2 (net1 + net2 each)
+NQ=3			# pods per node attached while the leader is killed (net1)
+STREAM=3000		# packets of the step 6 stream
+
+# --- guest side -----------------------------------------------------------------
+
+textfile=/var/lib/node_exporter/textfile_collector/rdmanet.prom
+
+agent_start() {
+	"${AGENT_CMD[@]}" 2>>"$VM_OUT/agent.log" &
+	AGENT_PID=$!
+}
+
+# The index of the RoCE v2 GID of an IPv4 address on rxe0/1, from sysfs:
+# vm_gid_index's answer, with one grep over the table (rxe's has 1024
+# entries; a read per entry costs seconds under TCG).
+gid_index() {
+	local a b c d want f i
+	IFS=. read -r a b c d <<<"$1"
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' "$a" "$b" "$c" "$d")
+	for f in $(grep -lx "$want" /sys/class/infiniband/rxe0/ports/1/gids/*); do
+		i=${f##*/}
+		[ "$(cat "/sys/class/infiniband/rxe0/ports/1/gid_attrs/types/$i")" = "RoCE v2" ] &&
+			{ echo "$i"; return 0; }
+	done
+	return 1
+}
+
+pod_addr() { ip -n "$1" -j -4 addr show "$2" | jq -r '.[0].addr_info[0].local'; }
+
+cni() {	# cni COMMAND NETCONF CONTAINER_ID IFNAME POD
+	env -i PATH="$PATH" CNI_COMMAND="$1" CNI_CONTAINERID="$3" CNI_NETNS="/run/netns/$5" \
+		CNI_IFNAME="$4" CNI_PATH=/opt/cni/bin \
+		"CNI_ARGS=IgnoreUnknown=1;K8S_POD_NAMESPACE=$POD_NS;K8S_POD_NAME=$5" \
+		/opt/cni/bin/rdmanet <"$2"
+}
+
+# attach POD NETCONF IFNAME: ADD as a runtime does; a failed ADD is torn
+# down (DEL, retried until it succeeds) and the pod's sandbox created again
+# under a new container id. Appends "pod cid ifname address attempts ms"
+# to /tmp/adds.POD; returns 1 if no attempt succeeded.
+attach() {
+	local pod=$1 conf=$2 ifname=$3 try cid out rc t0 t1 d
+	for try in 1 2 3 4 5 6 7 8; do
+		cid="c-$pod-$try"
+		t0=$EPOCHREALTIME
+		out=$(cni ADD "$conf" "$cid" "$ifname" "$pod" 2>>"/tmp/cni.$pod.err")
+		rc=$?
+		t1=$EPOCHREALTIME
+		if [ $rc = 0 ]; then
+			echo "$pod $cid $ifname $(jq -r '.ips[0].address' <<<"$out") $try $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1000 }')" >>"/tmp/adds.$pod"
+			return 0
+		fi
+		echo "ADD $pod/$ifname attempt $try: exit $rc $(jq -c '{code, msg}' <<<"$out" 2>/dev/null)" >>"/tmp/cni.$pod.err"
+		for d in 1 2 3 4 5 6 7 8 9 10; do
+			cni DEL "$conf" "$cid" "$ifname" "$pod" >/dev/null 2>>"/tmp/cni.$pod.err" && break
+			sleep 1
+		done
+		sleep 1
+	done
+	return 1
+}
+
+# one pod: its netns, then its interfaces one after the other
+pod_up() {	# pod_up POD IFNAME:NETCONF...
+	local pod=$1 i
+	shift
+	ip netns add "$pod" && ip -n "$pod" link set lo up
+	# Both rails of a pod are on one L2 here (one wire): without these, the
+	# pod answers ARP for net1's address on net2 too (Linux's weak host
+	# model, "ARP flux") and the peer sends net1's traffic to net2's MAC.
+	# Multi-rail RoCE pods on a shared L2 set them (pod sysctls).
+	ip netns exec "$pod" sysctl -qw net.ipv4.conf.all.arp_ignore=1 net.ipv4.conf.all.arp_announce=2
+	for i in "$@"; do
+		attach "$pod" "${i#*:}" "${i%%:*}" || return 1
+	done
+}
+
+stat_pod() {	# stat_pod POD IFNAME JQ_PATH
+	"$CTL" stats -j --pod "$POD_NS/$1" | jq -r --arg i "$2" ".pods[] | select(.ifname == \$i) | $3"
+}
+
+hw_equal() {	# the textfile's rxe0 counters are rdma statistic's, counter by counter
+	grep '^rdmanet_rdma_hw_stats_total{device="rxe0",port="1"' "$textfile" |
+		sed 's/.*counter="\([^"]*\)"} \(.*\)/\1 \2/' | sort >/tmp/hw.ours
+	rdma -j statistic show link rxe0/1 | jq -r '.[0] | del(.ifname, .port) | to_entries[] |
+		"\(.key) \(.value)"' | sort >/tmp/hw.theirs
+	[ -s /tmp/hw.ours ] && cmp -s /tmp/hw.ours /tmp/hw.theirs
+}
+
+cm_listening() { rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -q ":$1 "; }
+
+# ROLE server|client NAME CMD...: one RDMA run between the nodes, the server
+# on node-a; under a loaded TCG host a connection setup can stall, so a run
+# that fails is tried again (both nodes agreeing through the run directory)
+rdma_run() {
+	local name=$1 attempt rc peer
+	shift
+	for attempt in 1 2 3; do
+		vm_barrier "$name-$attempt" 120 || return 1
+		"$@" "$attempt" >"$VM_OUT/$name.$attempt.out" 2>&1
+		rc=$?
+		vm_put "$name-$attempt-$VM_NODE" "$rc"
+		peer=$(vm_get "$name-$attempt-$VM_PEER" 180)
+		[ "$rc" = 0 ] && [ "$peer" = 0 ] && { cp "$VM_OUT/$name.$attempt.out" "$VM_OUT/$name.out"; return 0; }
+		tap_diag "$name attempt $attempt: $VM_NODE exit $rc, $VM_PEER exit ${peer:-none}"
+	done
+	return 1
+}
+
+perf_server() {	# perf_server TOOL PORT_BASE ARGS... ATTEMPT
+	local tool=$1 port=$(($2 + ${!#})) pid
+	timeout 60 "$tool" -d rxe0 -p "$port" "${@:3:$(($# - 3))}" &
+	pid=$!
+	vm_wait_listen "$port" 30 && vm_put "$tool-$port-up" 1
+	wait $pid
+}
+perf_client() {
+	local tool=$1 port=$(($2 + ${!#}))
+	vm_get "$tool-$port-up" 60 >/dev/null || return 1
+	timeout 60 "$tool" -d rxe0 -p "$port" "${@:3:$(($# - 3))}" "$VM_PEER_IP"
+}
+rping_server() {
+	local port=$((7174 + $1)) pid
+	timeout 60 rping -s -a "$VM_IP" -p "$port" -C 20 -S 4096 -v &
+	pid=$!
+	vm_wait_until 30 cm_listening "$port" && vm_put "rping-$port-up" 1
+	wait $pid
+}
+rping_client() {
+	local port=$((7174 + $1))
+	vm_get "rping-$port-up" 60 >/dev/null || return 1
+	timeout 60 rping -c -a "$VM_PEER_IP" -p "$port" -C 20 -S 4096 -v
+}
+
+node_setup() {
+	local dsy=$RN_SRC/deploy/rdmanetd-daemonset.yaml
+	# the DaemonSet's command line and ConfigMap, as the manifest has them
+	# (no process substitution: the VM's /dev has no /dev/fd)
+	mapfile -t AGENT_CMD <<<"$(sed -n 's/^ *command: \(\[.*rdmanetd.*\]\) *$/\1/p' "$dsy" | jq -r '.[]')"
+	check_eq "the DaemonSet runs rdmanetd --config /etc/rdmanet/config.json" \
+		"${AGENT_CMD[*]}" "/usr/local/sbin/rdmanetd --config /etc/rdmanet/config.json"
+	install -D -m 0755 "$RN_BUILD/bin/rdmanetd" /usr/local/sbin/rdmanetd
+	install -D -m 0755 "$RN_BUILD/bin/rdmanetctl" /usr/local/bin/rdmanetctl
+	# the init container's job: the plugin in /opt/cni/bin, the config in /etc/rdmanet
+	install -D -m 0755 "$RN_BUILD/bin/rdmanet" /opt/cni/bin/rdmanet
+	mkdir -p /etc/rdmanet
+	# one node config for both nodes (the node name is the hostname)
+	sed -n '/config.json: |/,/^---/p' "$dsy" | sed '1d;$d' | jq \
+		--argjson eps "$(printf '"http://10.0.2.2:%s"\n' "$@" | jq -s -c .)" '
+		.ipam = { store: "etcd", endpoints: $eps, prefix: "/rdmanet", timeout_s: 5 }
+		| .textfile.interval_s = 2
+		| .pools = [
+		    { name: "rail1", subnet: "192.168.77.0/24", ips: ["192.168.77.100-192.168.77.149"],
+		      gateway: "192.168.77.254", masters: ["eth0"] },
+		    { name: "rail1-net", subnet: "172.16.11.0/24", ips: ["172.16.11.10-172.16.11.59"],
+		      gateway: "172.16.11.254", masters: ["eth0"] } ]' >/etc/rdmanet/config.json
+	cp /etc/rdmanet/config.json "$VM_OUT/config.json"
+	# the NetworkAttachmentDefinitions: deploy/nad-macvlan.yaml's, one per rail style,
+	# as Multus hands them to the plugin (cniVersion and name from the list)
+	local nad
+	nad=$(sed -n '/config: |/,$p' "$RN_SRC/deploy/nad-macvlan.yaml" | sed 1d)
+	jq '.plugins[0] + {cniVersion, name} | .master = "eth0" | .ippools.ipv4 = ["rail1"]' \
+		<<<"$nad" >/tmp/net1.json
+	jq '.plugins[0] + {cniVersion, name: "rail1-net"} | .master = "eth0" | .ippools.ipv4 = ["rail1-net"]' \
+		<<<"$nad" >/tmp/net2.json
+	# the rails' anycast gateways
+	ip addr add 192.168.77.254/32 dev eth0
+	ip addr add 172.16.11.254/24 dev eth0
+	CTL=/usr/local/bin/rdmanetctl
+}
+
+step1() {
+	local j
+	j=$(rdma -j link show rxe0/1)
+	{ rdma link show; rdma system show; } >"$VM_OUT/rdma.txt" 2>&1
+	check_eq "rdma link: rxe0/1 ACTIVE, LINK_UP, on eth0" \
+		"$(jq -r '.[0] | "\(.state) \(.physical_state) \(.netdev)"' <<<"$j")" "ACTIVE LINK_UP eth0"
+	check "rdma system: netns shared" sh -c "rdma system show | grep -q 'netns shared'"
+	agent_start
+	check "rdmanetd (the DaemonSet's command line) writes its textfile" \
+		vm_wait_until 60 test -s "$textfile"
+	check_eq "it attached to eth0, the netdev of rxe0 (masters: [] discovers it)" \
+		"$("$CTL" stats -j | jq -r '[.masters[].ifname] | join(",")')" eth0
+	check_eq "etcd reached over the management network: pools synced" \
+		"$("$CTL" pool list -j 2>"$VM_OUT/pool.err" | jq -r '"\(.store) \([.pools[].name] | sort | join(","))"')" "etcd rail1,rail1-net"
+	"$CTL" doctor >"$VM_OUT/doctor.1" 2>&1
+	check_eq "rdmanetctl doctor exits 0" $? 0
+	check_eq "doctor: no failure, no warning but XDP's" \
+		"$(grep -v '^pass' "$VM_OUT/doctor.1" | grep -v '^warn datapath ')" ""
+	tap_diag "doctor: $(grep -c '^pass' "$VM_OUT/doctor.1") checks pass; $(grep '^warn' "$VM_OUT/doctor.1")"
+}
+
+step2() {
+	local p pids=() t0 t1 n all dup
+	vm_barrier pools-ready 120
+	t0=$EPOCHREALTIME
+	for p in $(seq 1 $NP); do
+		pod_up "${VM_NODE#node-}$p" net1:/tmp/net1.json net2:/tmp/net2.json &
+		pids+=($!)
+	done
+	n=0
+	for p in "${pids[@]}"; do wait "$p" || n=$((n + 1)); done
+	t1=$EPOCHREALTIME
+	check_eq "$NP pods attached at once, net1 and net2 each, while $VM_PEER does the same" "$n" 0
+	cat /tmp/adds.* >"$VM_OUT/adds.1" 2>/dev/null
+	tap_diag "$((NP * 2)) ADDs in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s;" \
+		"per ADD ms: $(awk '{ print $6 }' "$VM_OUT/adds.1" | sort -n | tr '\n' ' ')"
+	# a retried ADD is no error (a gateway slow to answer under a loaded host)
+	tap_diag "attempts per ADD: $(awk '{ print $1 "/" $3 "=" $5 }' "$VM_OUT/adds.1" | tr '\n' ' ')"
+	check "net1 addresses in rail1's range" awk '$3 == "net1" && $4 !~ /^192\.168\.77\.1([0-4][0-9])\/24$/ { exit 1 }' "$VM_OUT/adds.1"
+	check "net2 addresses in rail1-net's range" awk '$3 == "net2" && $4 !~ /^172\.16\.11\.([1-5][0-9])\/24$/ { exit 1 }' "$VM_OUT/adds.1"
+	vm_barrier attached 240
+	all=$(cat "$VM_RUN"/node-*/adds.1)
+	check_eq "both nodes: $((NP * 4)) attachments" "$(wc -l <<<"$all")" $((NP * 4))
+	dup=$(awk '{ print $4 }' <<<"$all" | sort | uniq -d)
+	check_eq "no address handed out twice across the nodes" "$dup" ""
+	# the store's view: each address under the container and node that got it
+	"$CTL" pool show rail1 -j >/tmp/rail1.json && "$CTL" pool show rail1-net -j >/tmp/rail1-net.json
+	check_eq "etcd holds exactly those addresses, each under its pod's container and node" \
+		"$(jq -r '.allocations[] | "\(.ip) \(.container_id) \(.ifname) \(.node)"' /tmp/rail1.json /tmp/rail1-net.json | sort)" \
+		"$(awk '{ sub("/.*", "", $4); n = substr($1, 1, 1) == "a" ? "node-a" : "node-b"; print $4, $2, $3, n }' <<<"$all" | sort)"
+	check_eq "both nodes drew from the one rail1 pool" \
+		"$(jq -r '[.allocations[].node] | unique | join(",")' /tmp/rail1.json)" "node-a,node-b"
+}
+
+step3_a() {	# node-a: pod a1 sends to pod b1 over both rails
+	local b1 b2 t1 t2 r1 r2
+	read -r b1 b2 <<<"$(vm_get b1-addrs 120)"
+	# resolve the neighbours first: a burst into an unresolved neighbour
+	# overflows the kernel's queue of packets waiting for ARP (unres_qlen)
+	check "pod a1 reaches pod b1 on both rails (ping)" \
+		ip netns exec a1 sh -c "busybox ping -c 1 -W 10 $b1 && busybox ping -c 1 -W 10 $b2" >/dev/null
+	t1=$(stat_pod a1 net1 .tx.roce.packets)
+	t2=$(stat_pod a1 net2 .tx.roce.packets)
+	vm_get sink-ready 60 >/dev/null
+	ip netns exec a1 "$RN_BUILD/tools/rn_udpgen" --dst "$b1" --count 200 --size 512
+	ip netns exec a1 "$RN_BUILD/tools/rn_udpgen" --dst "$b2" --count 200 --size 512
+	r1=$(stat_pod a1 net1 .tx.roce.packets)
+	r2=$(stat_pod a1 net2 .tx.roce.packets)
+	check_eq "node-a counted pod a1's 200 RoCEv2 packets on net1 (rail1 pool)" $((r1 - t1)) 200
+	check_eq "node-a counted pod a1's 200 RoCEv2 packets on net2 (rail1-net)" $((r2 - t2)) 200
+	check_eq "... and marked them (tx.marked_packets)" \
+		"$(stat_pod a1 net1 .tx.marked_packets) $(stat_pod a1 net2 .tx.marked_packets)" "200 200"
+	vm_put a1-sent 400
+	vm_barrier traffic-done 120
+}
+
+step3_b() {	# node-b: pod b1 receives; the wire is captured here
+	local n1 n2 got
+	n1=$(pod_addr b1 net1)
+	n2=$(pod_addr b1 net2)
+	vm_capture_start /tmp/pods.pcap udp dst port 4791
+	ip netns exec b1 "$RN_BUILD/tools/rn_udpsink" --idle-ms 8000 --max-s 180 --ready /tmp/sink.ready \
+		>/tmp/sink.count &
+	local sink=$!
+	vm_wait_until 30 test -f /tmp/sink.ready
+	vm_put b1-addrs "$n1 $n2"
+	vm_put sink-ready 1
+	wait $sink
+	got=$(cat /tmp/sink.count)
+	vm_get a1-sent 120 >/dev/null
+	check "capture drained, no drop" vm_capture_stop /tmp/pods.pcap
+	check_eq "pod b1 received all 400 datagrams (both rails)" "$got" 400
+	check_eq "node-b counted 200 RoCEv2 packets into pod b1's net1" "$(stat_pod b1 net1 .rx.roce.packets)" 200
+	check_eq "node-b counted 200 RoCEv2 packets into pod b1's net2" "$(stat_pod b1 net2 .rx.roce.packets)" 200
+	echo "$n1 $n2" >"$VM_OUT/b1.addrs"
+	vm_barrier traffic-done 120
+}
+
+step4() {	# env in each pod: its own GID
+	local p j want1 want2
+	for p in $(seq 1 $NP); do
+		p=${VM_NODE#node-}$p
+		want1=$(gid_index "$(pod_addr "$p" net1)")
+		want2=$(gid_index "$(pod_addr "$p" net2)")
+		j=$(ip netns exec "$p" "$CTL" env -j 2>>"$VM_OUT/env.err")
+		echo "$j" >"$VM_OUT/env.$p.json"
+		check_eq "env in pod $p: net1 and net2 with their own RoCE v2 GID indexes on rxe0/1" \
+			"$(jq -r '[.interfaces[] | "\(.ifname)=\(.device):\(.port)/\(.gid_index)"] | sort | join(" ")' <<<"$j")" \
+			"net1=rxe0:1/$want1 net2=rxe0:1/$want2"
+		j=$(ip netns exec "$p" "$CTL" env --netdev net1)
+		echo "$j" >"$VM_OUT/env.$p.net1"
+		check_eq "env --netdev net1 in pod $p: NCCL_IB_GID_INDEX, NCCL_IB_HCA, NCCL_SOCKET_IFNAME, UCX_NET_DEVICES" \
+			"$(grep -E 'NCCL_IB_GID_INDEX|NCCL_IB_HCA|NCCL_SOCKET_IFNAME|UCX_NET_DEVICES' <<<"$j" | sort | tr '\n' ' ')" \
+			"export NCCL_IB_GID_INDEX='$want1' export NCCL_IB_HCA='=rxe0:1' export NCCL_SOCKET_IFNAME='=net1' export UCX_NET_DEVICES='rxe0:1' "
+	done
+	"$CTL" doctor >"$VM_OUT/doctor.2" 2>&1
+	check_eq "doctor with the pods attached: exit 0, pod-gids pass" \
+		"$?:$(awk '$2 == "pod-gids" { print $1 }' "$VM_OUT/doctor.2")" "0:pass"
+}
+
+step5() {
+	local gid s0 s1
+	gid=$(gid_index "$VM_IP")
+	s0=$(rdma -j statistic show link rxe0/1 | jq '.[0].sent_pkts + .[0].rcvd_pkts')
+	if [ "$VM_NODE" = node-a ]; then
+		rdma_run bw perf_server ib_write_bw 18500 -x "$gid" -s 65536 -n 200 --report_gbits
+		check_eq "ib_write_bw between the nodes (server)" $? 0
+		rdma_run lat perf_server ib_read_lat 18600 -x "$gid" -n 200
+		check_eq "ib_read_lat between the nodes (server)" $? 0
+		rdma_run cm rping_server
+		check_eq "rping over RDMA-CM, 20 x 4 KiB, verified (server)" $? 0
+	else
+		rdma_run bw perf_client ib_write_bw 18500 -x "$gid" -s 65536 -n 200 --report_gbits
+		check_eq "ib_write_bw between the nodes (client)" $? 0
+		tap_diag "ib_write_bw 64 KiB x 200: $(awk '$1 == 65536 { print $4 " Gbit/s average" }' "$VM_OUT/bw.out")"
+		rdma_run lat perf_client ib_read_lat 18600 -x "$gid" -n 200
+		check_eq "ib_read_lat between the nodes (client)" $? 0
+		tap_diag "ib_read_lat 2 B: $(awk '$1 == 2 { print "typical " $5 " us, t_min " $3 " us" }' "$VM_OUT/lat.out")"
+		rdma_run cm rping_client
+		check_eq "rping over RDMA-CM, 20 x 4 KiB, verified (client)" $? 0
+		check_eq "rping client saw its 20 pings come back" "$(grep -c '^ping data' "$VM_OUT/cm.out")" 20
+	fi
+	s1=$(rdma -j statistic show link rxe0/1 | jq '.[0].sent_pkts + .[0].rcvd_pkts')
+	check_range "rxe0 moved the RDMA traffic (sent + received packets)" $((s1 - s0)) 10000 100000000
+	check "the agent's textfile has rxe0's counters equal to rdma statistic's (waits for an export)" \
+		vm_wait_until 60 hw_equal
+	cp /tmp/hw.ours "$VM_OUT/hw.textfile"
+	check "pods still attached while it ran: pod show lists $((NP * 2)) interfaces" \
+		test "$("$CTL" pod show -j | jq length)" = $((NP * 2))
+}
+
+step6_a() {
+	local b2 tx0 tx1 ids0 ids1 old p pids=() n
+	b2=$(vm_get b2-addr 120)
+	ip netns exec a2 busybox ping -c 1 -W 10 "$b2" >/dev/null
+	tx0=$(stat_pod a2 net1 .tx.roce.packets)
+	ids0=$(bpftool -j net show dev eth0 | jq -c '[.[0].tc[]?.id] + [.[0].xdp[]?.id]')
+	vm_barrier s6-start 120
+	attach_start
+	ip netns exec a2 "$RN_BUILD/tools/rn_udpgen" --dst "$b2" --count $STREAM --size 256 \
+		--interval-us 1000 &
+	local gen=$!
+	vm_put kill-leader 1			# the host kills the etcd leader now
+	old=$AGENT_PID
+	touch /tmp/agent.restarted
+	kill -TERM "$AGENT_PID"
+	wait "$AGENT_PID"
+	check_eq "node-a's rdmanetd stops on SIGTERM with exit 0 mid-stream" $? 0
+	agent_start
+	check "... and starts again with the same command line: a fresh textfile export" \
+		vm_wait_until 60 test "$textfile" -nt /tmp/agent.restarted
+	attach_wait
+	wait $gen
+	check_eq "the stream's sender finished" $? 0
+	tx1=$(stat_pod a2 net1 .tx.roce.packets)
+	check_eq "node-a counted all $STREAM packets of pod a2 across its agent's restart" $((tx1 - tx0)) $STREAM
+	ids1=$(bpftool -j net show dev eth0 | jq -c '[.[0].tc[]?.id] + [.[0].xdp[]?.id]')
+	check_eq "the restarted agent reattached nothing (same program ids on eth0)" "$ids1" "$ids0"
+	check "the new agent is running ($old -> $AGENT_PID)" kill -0 "$AGENT_PID"
+	vm_put a2-done 1
+}
+
+step6_b() {
+	local rx0 got
+	ip netns exec b2 "$RN_BUILD/tools/rn_udpsink" --idle-ms 8000 --max-s 300 --ready /tmp/sink2.ready \
+		>/tmp/sink2.count &
+	local sink=$!
+	vm_wait_until 30 test -f /tmp/sink2.ready
+	rx0=$(stat_pod b2 net1 .rx.roce.packets)
+	vm_put b2-addr "$(pod_addr b2 net1)"
+	vm_barrier s6-start 120
+	attach_start
+	attach_wait
+	vm_get a2-done 300 >/dev/null
+	wait $sink
+	got=$(cat /tmp/sink2.count)
+	check_eq "pod b2 received the whole stream" "$got" $STREAM
+	check_eq "node-b counted it whole into pod b2" $(($(stat_pod b2 net1 .rx.roce.packets) - rx0)) $STREAM
+}
+
+# both nodes: NQ more pods attached, started just before node-a asks the
+# host to kill the etcd leader, so the kill lands while the ADDs run
+attach_start() {
+	local p
+	rm -f /tmp/adds.*
+	ATTACH_T0=$EPOCHREALTIME
+	ATTACH_PIDS=()
+	for p in $(seq $((NP + 1)) $((NP + NQ))); do
+		pod_up "${VM_NODE#node-}$p" net1:/tmp/net1.json &
+		ATTACH_PIDS+=($!)
+	done
+}
+
+attach_wait() {
+	local killed p n t1 during=no
+	n=0
+	for p in "${ATTACH_PIDS[@]}"; do wait "$p" || n=$((n + 1)); done
+	t1=$EPOCHREALTIME
+	[ -f "$VM_SHARED/leader-killed" ] && during=yes
+	killed=$(vm_get leader-killed 120)
+	check "the host killed the etcd leader (member $killed)" test -n "$killed"
+	check_eq "$NQ pods attached across the leader kill (torn down and retried where a try failed)" "$n" 0
+	cat /tmp/adds.* >"$VM_OUT/adds.2" 2>/dev/null
+	cat /tmp/cni.*.err >"$VM_OUT/cni.err" 2>/dev/null
+	tap_diag "ADDs across the kill: $(awk -v a="$ATTACH_T0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s;" \
+		"the leader was dead before the last one ended: $during;" \
+		"attempts per pod: $(awk '{ print $1 "=" $5 }' "$VM_OUT/adds.2" | tr '\n' ' ')"
+}
+
+final_check() {	# node-a, once both nodes are done: the store against what the pods got
+	local all
+	vm_barrier s6-done 300
+	all=$(cat "$VM_RUN"/node-*/adds.1 "$VM_RUN"/node-*/adds.2)
+	check_eq "$((NP * 4 + NQ * 2)) attachments in all" "$(wc -l <<<"$all")" $((NP * 4 + NQ * 2))
+	check_eq "no address handed out twice, leader kill included" \
+		"$(awk '{ print $4 }' <<<"$all" | sort | uniq -d)" ""
+	"$CTL" pool show rail1 -j >/tmp/rail1.json && "$CTL" pool show rail1-net -j >/tmp/rail1-net.json
+	cp /tmp/rail1.json /tmp/rail1-net.json "$VM_OUT/"
+	check_eq "etcd holds exactly what the pods got: nothing lost, nothing left by failed tries" \
+		"$(jq -r '.allocations[] | "\(.ip) \(.container_id) \(.ifname)"' /tmp/rail1.json /tmp/rail1-net.json | sort)" \
+		"$(awk '{ sub("/.*", "", $4); print $4, $2, $3 }' <<<"$all" | sort)"
+	"$CTL" doctor >"$VM_OUT/doctor.3" 2>&1
+	check_eq "doctor at the end: exit 0" $? 0
+}
+
+guest_main() {
+	vm_wait_peer 60
+	node_setup "$@"
+	step1
+	step2
+	if [ "$VM_NODE" = node-a ]; then step3_a; else step3_b; fi
+	step4
+	step5
+	if [ "$VM_NODE" = node-a ]; then step6_a; else step6_b; fi
+	vm_barrier s6-done 300
+	[ "$VM_NODE" = node-a ] && final_check
+	"$CTL" stats >"$VM_OUT/stats.txt" 2>&1
+	cp "$textfile" "$VM_OUT/rdmanet.prom"
+	vm_barrier done 300
+}
+
+if [ -n "${VM_NODE:-}" ]; then
+	. "$VM_LIB/guest.sh"
+	guest_main "$@"
+	tap_done
+fi
+
+# --- host side -------------------------------------------------------------------
+
+. "$RN_SRC/selftests/lib/tap.sh"
+. "$RN_SRC/selftests/vm/lib/vm.sh"
+. "$RN_SRC/selftests/ipam/lib/etcd_cluster.sh"
+command -v etcd >/dev/null || tap_skip_all "etcd not installed (make deps installs etcd-server)"
+vm_require "${VM_SERIES:-6.12}"
+ETCD_TMP=$(mktemp -d /tmp/rn-two-nodes.XXXXXX)
+CP_PID=
+cleanup() {
+	[ -n "$CP_PID" ] && kill "$CP_PID" 2>/dev/null
+	etcd_cluster_stop
+	rm -rf "$ETCD_TMP"
+}
+trap cleanup EXIT
+if ! etcd_cluster_start "$ETCD_TMP/etcd" 3; then
+	tap_fail "start a 3-member etcd cluster on the host"
+	tap_done
+fi
+tap_ok "3-member etcd cluster on the host (client ports ${ETCD_CLIENT_PORTS[*]})"
+
+# The control plane's side of step 6: when node-a asks, SIGKILL the leader
+# and tell both nodes. The run directory is the one vm_run_pair makes next.
+RUN_DIR_NEXT=$VM_LOGS/$(basename "${0%.sh}").$((VM_RUN_SEQ + 1)).$$
+(
+	deadline=$((SECONDS + 900))
+	until [ -f "$RUN_DIR_NEXT/shared/kill-leader" ]; do
+		[ $SECONDS -lt $deadline ] || exit 1
+		sleep 0.2
+	done
+	l=$(etcd_leader)
+	kill -KILL "${ETCD_PIDS[$((l - 1))]}"
+	echo "$l" >"$RUN_DIR_NEXT/shared/.leader-killed" &&
+		mv "$RUN_DIR_NEXT/shared/.leader-killed" "$RUN_DIR_NEXT/shared/leader-killed"
+) &
+CP_PID=$!
+
+T0=$SECONDS
+VM_MGMT=1 VM_SCRIPT_ARGS="${ETCD_CLIENT_PORTS[*]}" vm_run_pair "$0" "$0" 600
+tap_diag "two-node walkthrough: $((SECONDS - T0)) s from boot to power-off"
+
+# what the nodes left behind, checked with the standard tools here
+killed=$(cat "$VM_RUN_DIR/shared/leader-killed" 2>/dev/null)
+check "the leader was killed mid-run (member ${killed:-none})" test -n "$killed"
+if [ -n "$killed" ]; then
+	ETCD_PIDS[$((killed - 1))]=
+	live=()
+	for i in 0 1 2; do [ -n "${ETCD_PIDS[$i]}" ] && live+=("http://127.0.0.1:${ETCD_CLIENT_PORTS[$i]}"); done
+	nl=$(etcd_leader)
+	check "the two members left elected a new leader (member ${nl:-none})" \
+		test -n "$nl" -a "$nl" != "$killed"
+	keys=$(ETCDCTL_API=3 etcdctl --endpoints="$(IFS=,; echo "${live[*]}")" get --prefix /rdmanet/ips/ --keys-only 2>/dev/null | grep -c .)
+	check_eq "etcdctl: one key per address the pods hold, no more" "$keys" \
+		"$(cat "$VM_RUN_DIR"/node-*/adds.[12] 2>/dev/null | wc -l)"
+fi
+pcap=$VM_RUN_DIR/node-b/pods.pcap
+if [ -s "$pcap" ] && [ -s "$VM_RUN_DIR/node-b/b1.addrs" ]; then
+	read -r b1 b2 <"$VM_RUN_DIR/node-b/b1.addrs"
+	m=$(tshark -r "$pcap" -Y "ip.dst == $b1 || ip.dst == $b2" -T fields -e ip.dst -e ip.dsfield.dscp \
+		-e ip.dsfield.ecn -e infiniband.bth.opcode 2>/dev/null | sort | uniq -c | awk '{ print $1, $2, $3, $4, $5 }')
+	echo "$m" >"$VM_RUN_DIR/node-b/pods.markings"
+	check_eq "tshark on node-b's capture: 200 RoCEv2 packets to each of pod b1's addresses, all DSCP 26 ECT(0)" \
+		"$m" "$(printf '200 %s 26 2 4\n200 %s 26 2 4' "$b1" "$b2" | sort -k2)"
+else
+	tap_fail "node-b left its pod capture"
+fi
+tap_done
