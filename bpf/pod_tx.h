@@ -12,7 +12,12 @@
 #include "../maps/pod_info.h"
 #include "../maps/pod_ctr.h"
 
-#define RN_TC_ACT_OK 0
+/* Pass means "continue": the next tcx program, then the clsact filters of
+ * the device, then the stack. TCX_NEXT and TC_ACT_UNSPEC are both -1, so one
+ * value serves both attach modes. 0 (TCX_PASS / TC_ACT_OK) would end the
+ * chain and silently skip every program another tc user (Cilium, Calico)
+ * attached after ours. A drop stays a drop. */
+#define RN_TC_ACT_OK (-1)
 #define RN_TC_ACT_SHOT 2
 
 /* Sources a pod may use without owning them: IPv4 0.0.0.0 (DHCP), IPv6 ::

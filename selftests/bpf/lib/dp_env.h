@@ -13,7 +13,9 @@
 #include "maps.h"
 #include "registry.h"
 
-#define DP_TC_OK 0
+/* TCX_NEXT / TC_ACT_UNSPEC: pass and let the next program run (the test
+ * run hands the verdict back as a __u32) */
+#define DP_TC_OK 0xffffffffu
 #define DP_TC_SHOT 2
 #define DP_XDP_PASS 2
 
