@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 
 #include "config.h"
+#include "pin.h"
 #include "stats.h"
 
 const char *const rn_class_names[RN_CLASS_MAX] = { "roce", "cnp", "tcp", "udp", "other" };
@@ -141,12 +142,24 @@ int rn_stats_collect(const struct rn_maps *m, struct rn_stats *s, struct rn_erro
 int rn_stats_load(const char *pin_dir, struct rn_stats *s, struct rn_error *e)
 {
 	struct rn_maps m;
-	int err = rn_maps_open(&m, pin_dir, e);
+	int err = rn_maps_open(&m, pin_dir, e), lock;
 
 	memset(s, 0, sizeof(*s));
 	if (err)
 		return err;
+	/* Unregistering moves a pod's traffic from its slot into the master's
+	 * retired totals and then frees the slot. Read without the lock, a
+	 * master's totals (unknown + retired + listed pods) would miss a pod
+	 * that left between the retired read and the listing, or count it
+	 * twice inside that move: a dip that Prometheus takes for a reset.
+	 * Shared, so readers do not wait for each other. */
+	lock = rn_pin_lock_registry_shared(pin_dir, e);
+	if (lock < 0) {
+		rn_maps_close(&m);
+		return lock;
+	}
 	err = rn_stats_collect(&m, s, e);
+	rn_pin_unlock(lock);
 	rn_maps_close(&m);
 	return err;
 }
