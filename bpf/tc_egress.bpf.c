@@ -24,7 +24,7 @@ int rn_tc_egress(struct __sk_buff *skb)
 	__u32 len = skb->len;
 	struct rn_pkt p;
 	void *data, *data_end;
-	__u32 segs, *slot;
+	__u32 segs, slot;
 	__u64 bytes;
 	int cls;
 
@@ -40,9 +40,8 @@ int rn_tc_egress(struct __sk_buff *skb)
 	segs = skb->gso_segs ?: 1;
 	bytes = rn_seg_bytes(&p, len, segs);
 
-	slot = rn_pod_lookup(&p, data_end, m, (__u16)mslot, 1);
-	if (slot)
-		return rn_pod_tx(&p, data_end, cls, m, *slot, segs, bytes);
+	if (rn_pod_lookup(&p, data_end, m, (__u16)mslot, 1, &slot))
+		return rn_pod_tx(&p, data_end, cls, m, slot, segs, bytes);
 
 	if (rn_is_roce(cls) &&
 	    rn_mark(&p, data_end, cls == RN_CLASS_CNP ? m->dscp_cnp : m->dscp_roce, m->ecn))
