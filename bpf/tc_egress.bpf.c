@@ -30,9 +30,7 @@ int rn_tc_egress(struct __sk_buff *skb)
 
 	if (!m || !mc)
 		return RN_TC_ACT_OK;
-	rn_skb_linearize(skb, &data, &data_end);
-
-	cls = rn_parse(&p, data, data_end, len);
+	cls = rn_skb_parse(skb, &p, &data, &data_end, len);
 	if (cls < 0) {
 		rn_count_malformed(mc, cls);
 		return RN_TC_ACT_OK;

@@ -33,9 +33,7 @@ int rn_tc_ingress(struct __sk_buff *skb)
 	if (!m || !mc)
 		return RN_TC_ACT_OK;
 	rx_here = m->xdp == RN_XDP_NONE;
-	rn_skb_linearize(skb, &data, &data_end);
-
-	cls = rn_parse(&p, data, data_end, len);
+	cls = rn_skb_parse(skb, &p, &data, &data_end, len);
 	if (cls < 0) {
 		/* XDP, where attached, has counted it already */
 		if (rx_here)

@@ -20,15 +20,7 @@ rn_topo_up || { tap_fail "create network namespaces (root, iproute2)"; tap_done;
 MAC_A=$(rn_pod_up a 10.77.0.2)
 check "load the foreign programs" bpftool prog loadall "$OBJ" "$FPIN" pinmaps "$FPIN/maps"
 
-# counts: the 8 foreign counters, space-separated, in PLACES order (bpftool
-# prints the array's keys and values as little-endian hex bytes)
-counts() {
-	bpftool -j map dump pinned "$FPIN/maps/foreign_counts" | jq -r '
-		def hex: ltrimstr("0x") | explode | reduce .[] as $c (0; . * 16 +
-			(if $c >= 97 then $c - 87 elif $c >= 65 then $c - 55 else $c - 48 end));
-		def le: reverse | map(hex) | reduce .[] as $b (0; . * 256 + $b);
-		sort_by(.key | le) | map(.value | le | tostring) | join(" ")'
-}
+counts() { rn_map_u64s "$FPIN/maps/foreign_counts"; }
 tcx_attach() { rn_in_node bpftool net attach "tcx_$2" pinned "$FPIN/$1" dev roce0; }
 cls_attach() {	# cls_attach PROG DIR PREF
 	rn_in_node tc filter add dev roce0 "$2" pref "$3" handle 0x1 bpf \
