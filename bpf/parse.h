@@ -14,6 +14,10 @@
 #define RN_ETH_P_IPV6	0x86DD
 #define RN_ETH_P_8021Q	0x8100
 #define RN_ETH_P_8021AD	0x88A8
+#define RN_ETH_P_ARP	0x0806
+/* VLAN tags walked: one 802.1Q, or 802.1ad + 802.1Q (QinQ). A frame with
+ * more tags parses as "other". */
+#define RN_MAX_VLAN_TAGS 2
 #define RN_IPPROTO_HOPOPTS 0
 #define RN_IPPROTO_TCP	6
 #define RN_IPPROTO_UDP	17
@@ -30,6 +34,7 @@ struct rn_pkt {
 	__u8 *dst_mac;
 	__u8 *src_mac;
 	void *l3;		/* IPv4 or IPv6 header, NULL for non-IP */
+	void *arp;		/* ARP header, NULL if not ARP */
 	__u32 hdr_len;		/* L2 + L3 + L4 header bytes */
 	__u32 l3_off;		/* L2 header bytes */
 	__u8 family;		/* 0, 4 or 6 */
@@ -158,6 +163,7 @@ static __always_inline int rn_parse(struct rn_pkt *p, void *data, void *data_end
 	__u16 proto;
 
 	p->l3 = NULL;
+	p->arp = NULL;
 	p->family = 0;
 	p->tos = 0;
 	if ((void *)(eth + 1) > data_end)
@@ -166,9 +172,12 @@ static __always_inline int rn_parse(struct rn_pkt *p, void *data, void *data_end
 	p->src_mac = eth->h_source;
 	p->l3_off = sizeof(*eth);
 	proto = eth->h_proto;
-	if (proto == bpf_htons(RN_ETH_P_8021Q) || proto == bpf_htons(RN_ETH_P_8021AD)) {
-		struct vlan_hdr *vh = (void *)(eth + 1);
+#pragma unroll
+	for (int i = 0; i < RN_MAX_VLAN_TAGS; i++) {
+		struct vlan_hdr *vh = data + p->l3_off;
 
+		if (proto != bpf_htons(RN_ETH_P_8021Q) && proto != bpf_htons(RN_ETH_P_8021AD))
+			break;
 		if ((void *)(vh + 1) > data_end)
 			return -RN_MALFORMED_VLAN;
 		proto = vh->h_vlan_encapsulated_proto;
@@ -181,6 +190,8 @@ static __always_inline int rn_parse(struct rn_pkt *p, void *data, void *data_end
 	if (proto == bpf_htons(RN_ETH_P_IPV6))
 		return rn_parse_ipv6(p, data, data_end, pkt_len);
 	p->l3 = NULL;
+	if (proto == bpf_htons(RN_ETH_P_ARP))
+		p->arp = data + p->l3_off;
 	return RN_CLASS_OTHER;
 }
 

@@ -66,6 +66,11 @@ size_t frame_build(const struct frame_spec *s, uint8_t *buf, size_t size, struct
 	memcpy(buf, s->l4 == FR_ARP ? bcast : s->dst_mac, 6);
 	memcpy(buf + 6, s->src_mac, 6);
 	off = 12;
+	if (s->outer_vlan) {
+		put16(buf + off, 0x88a8);
+		put16(buf + off + 2, s->outer_vlan);
+		off += 4;
+	}
 	if (s->vlan) {
 		put16(buf + off, 0x8100);
 		put16(buf + off + 2, s->vlan);
@@ -80,7 +85,7 @@ size_t frame_build(const struct frame_spec *s, uint8_t *buf, size_t size, struct
 		buf[off + 4] = 6;
 		buf[off + 5] = 4;
 		put16(buf + off + 6, 1);	/* request */
-		memcpy(buf + off + 8, s->src_mac, 6);
+		memcpy(buf + off + 8, s->arp_sha ? s->arp_sha : s->src_mac, 6);
 		inet_pton(AF_INET, s->saddr, buf + off + 14);
 		inet_pton(AF_INET, s->daddr, buf + off + 24);
 		lo->len = lo->end_l4 = off + 28;

@@ -14,6 +14,8 @@ struct frame_spec {
 	const uint8_t *dst_mac;
 	const uint8_t *src_mac;
 	uint16_t vlan;		/* 0: untagged */
+	uint16_t outer_vlan;	/* 802.1ad tag before vlan (QinQ); 0: none */
+	const uint8_t *arp_sha;	/* ARP sender hardware address; NULL: src_mac */
 	int family;		/* 4 or 6 (ignored for FR_ARP) */
 	uint8_t tos;		/* TOS / traffic class */
 	const char *saddr;
