@@ -24,6 +24,7 @@
 #define RN_IPPROTO_ROUTING 43
 #define RN_IPPROTO_FRAGMENT 44
 #define RN_IPPROTO_DSTOPTS 60
+#define RN_IPPROTO_ICMPV6 58
 #define RN_IP_OFFSET_MASK 0x1FFF
 #define RN_ECN_MASK	0x3
 #define RN_ECN_CE	0x3
@@ -35,6 +36,8 @@ struct rn_pkt {
 	__u8 *src_mac;
 	void *l3;		/* IPv4 or IPv6 header, NULL for non-IP */
 	void *arp;		/* ARP header, NULL if not ARP */
+	void *icmp6;		/* ICMPv6 header, NULL if not ICMPv6 */
+	__u32 l4_len;		/* ICMPv6: its length, from the IPv6 header */
 	__u32 hdr_len;		/* L2 + L3 + L4 header bytes */
 	__u32 l3_off;		/* L2 header bytes */
 	__u8 family;		/* 0, 4 or 6 */
@@ -72,6 +75,10 @@ static __always_inline int rn_parse_l4(struct rn_pkt *p, void *l4, void *data_en
 			return -RN_MALFORMED_BTH;
 		p->hdr_len += RN_BTH_LEN;
 		return bth[0] == RN_BTH_OPCODE_CNP ? RN_CLASS_CNP : RN_CLASS_ROCE;
+	}
+	if (proto == RN_IPPROTO_ICMPV6 && p->family == 6) {
+		p->icmp6 = l4;
+		p->l4_len = l4_len;
 	}
 	p->hdr_len = (__u32)(l4 - data);
 	return RN_CLASS_OTHER;
@@ -164,6 +171,8 @@ static __always_inline int rn_parse(struct rn_pkt *p, void *data, void *data_end
 
 	p->l3 = NULL;
 	p->arp = NULL;
+	p->icmp6 = NULL;
+	p->l4_len = 0;
 	p->family = 0;
 	p->tos = 0;
 	if ((void *)(eth + 1) > data_end)

@@ -11,6 +11,7 @@
 #include "mark.h"
 #include "../maps/pod_info.h"
 #include "../maps/pod_ctr.h"
+#include "neigh_claims.h"
 
 /* Pass means "continue": the next tcx program, then the clsact filters of
  * the device, then the stack. TCX_NEXT and TC_ACT_UNSPEC are both -1, so one
@@ -77,36 +78,6 @@ static __always_inline int rn_source_owned(const struct rn_pod *pod, const struc
 	return 1;
 }
 
-/* An ARP packet a pod sends may claim only what the pod holds: sender
- * hardware address its own MAC, sender protocol address one of its IPv4
- * addresses, or 0.0.0.0 (an RFC 5227 probe, what the kernel sends before
- * using an address). Gratuitous ARP for its own address passes. ARP that is
- * not IPv4 over Ethernet claims no IPv4 address and passes; so does a
- * truncated one (the peer's stack discards it). */
-static __always_inline int rn_arp_owned(const struct rn_pod *pod, const struct rn_pkt *p,
-					void *data_end)
-{
-	__u8 *a = p->arp;
-	__u32 spa;
-
-	if (!a || (void *)(a + 28) > data_end)
-		return 1;
-	if (a[0] != 0 || a[1] != 1 || a[2] != 0x08 || a[3] != 0 || a[4] != 6 || a[5] != 4)
-		return 1;
-#pragma unroll
-	for (int i = 0; i < 6; i++)
-		if (a[8 + i] != pod->mac[i])
-			return 0;
-	__builtin_memcpy(&spa, a + 14, 4);
-	if (spa == 0)
-		return 1;
-#pragma unroll
-	for (int i = 0; i < RN_POD_MAX_IPV4; i++)
-		if (i < pod->n_ipv4 && pod->ipv4[i] == spa)
-			return 1;
-	return 0;
-}
-
 static __always_inline int rn_pod_tx(struct rn_pkt *p, void *data_end, int cls,
 				     const struct rn_master *m, __u32 slot,
 				     __u32 segs, __u64 bytes)
@@ -119,7 +90,7 @@ static __always_inline int rn_pod_tx(struct rn_pkt *p, void *data_end, int cls,
 		return RN_TC_ACT_OK;
 	if (m->policy != RN_POLICY_OFF &&
 	    ((!rn_source_owned(pod, p, data_end) && !rn_source_unowned_ok(p, data_end)) ||
-	     !rn_arp_owned(pod, p, data_end))) {
+	     !rn_arp_owned(pod, p, data_end) || !rn_ndp_owned(pod, p, data_end))) {
 		pc->violations[RN_VIOLATION_SPOOFED_SOURCE] += segs;
 		if (m->policy == RN_POLICY_ENFORCE) {
 			pc->drops[RN_VIOLATION_SPOOFED_SOURCE] += segs;

@@ -19,6 +19,9 @@
 	.flow_label = 0xabcde }
 #define POD4(l4_, tos_) F4(fx_pod_mac, "10.0.0.2", l4_, tos_)
 #define POD6(l4_, tos_) F6(fx_pod_mac, "fd00::2", l4_, tos_)
+#define ND(smac, src, type, target, lla) { .dst_mac = fx_peer_mac, .src_mac = smac, \
+	.family = 6, .saddr = src, .daddr = "ff02::1", .l4 = FR_ICMP, .payload = 24, \
+	.icmp_type = type, .nd_target = target, .nd_lla = lla }
 #define POD4_FROM(src, l4_) F4(fx_pod_mac, src, l4_, 0)
 #define POD6_FROM(src, l4_) F6(fx_pod_mac, src, l4_, 0)
 
@@ -169,6 +172,31 @@ static const struct fx fixtures[] = {
 	  .l4 = FR_ARP, .saddr = "10.9.9.9", .daddr = "10.0.0.100" },
 	  .policy = RN_POLICY_ENFORCE, .verdict = OK, .tos = -1, .who = FX_WHO_UNKNOWN,
 	  .cls = RN_CLASS_OTHER },
+	/* IPv6 neighbour discovery: NA targets and link-layer options */
+	{ "enforce: unsolicited NA for the pod's own address passes", ND(fx_pod_mac, "fe80::2",
+	  136, "fd00::2", fx_pod_mac), .policy = RN_POLICY_ENFORCE, .verdict = OK, .tos = -1,
+	  .who = FX_WHO_POD, .cls = RN_CLASS_OTHER },
+	{ "enforce: NA for the pod's link-local address passes", ND(fx_pod_mac, "fe80::2",
+	  136, "fe80::2", fx_pod_mac), .policy = RN_POLICY_ENFORCE, .verdict = OK, .tos = -1,
+	  .who = FX_WHO_POD, .cls = RN_CLASS_OTHER },
+	{ "enforce: unsolicited NA for another pod's address dropped", ND(fx_pod2_mac, "fe80::3",
+	  136, "fd00::2", fx_pod2_mac), .policy = RN_POLICY_ENFORCE, .verdict = SHOT, .tos = -1,
+	  .who = FX_WHO_POD2, .cls = RN_CLASS_OTHER, .violation = 1, .drop = 1 },
+	{ "enforce: NA with another MAC as target link-layer address dropped", ND(fx_pod_mac,
+	  "fe80::2", 136, "fd00::2", fx_pod2_mac), .policy = RN_POLICY_ENFORCE, .verdict = SHOT,
+	  .tos = -1, .who = FX_WHO_POD, .cls = RN_CLASS_OTHER, .violation = 1, .drop = 1 },
+	{ "enforce: NS with the pod's source link-layer address passes", ND(fx_pod_mac,
+	  "fd00::2", 135, "fd00::100", fx_pod_mac), .policy = RN_POLICY_ENFORCE, .verdict = OK,
+	  .tos = -1, .who = FX_WHO_POD, .cls = RN_CLASS_OTHER },
+	{ "enforce: NS with another MAC as source link-layer address dropped", ND(fx_pod_mac,
+	  "fd00::2", 135, "fd00::100", fx_pod2_mac), .policy = RN_POLICY_ENFORCE, .verdict = SHOT,
+	  .tos = -1, .who = FX_WHO_POD, .cls = RN_CLASS_OTHER, .violation = 1, .drop = 1 },
+	{ "enforce: DAD NS (from ::, no option) for any target passes", ND(fx_pod_mac, "::",
+	  135, "fd00::77", NULL), .policy = RN_POLICY_ENFORCE, .verdict = OK, .tos = -1,
+	  .who = FX_WHO_POD, .cls = RN_CLASS_OTHER },
+	{ "enforce: RS with another MAC as source link-layer address dropped", ND(fx_pod_mac,
+	  "fe80::2", 133, NULL, fx_pod2_mac), .policy = RN_POLICY_ENFORCE, .verdict = SHOT,
+	  .tos = -1, .who = FX_WHO_POD, .cls = RN_CLASS_OTHER, .violation = 1, .drop = 1 },
 	/* QinQ: 802.1ad outer tag + 802.1Q inner tag, parsed to the IP header */
 	{ "qinq v4 roce marked", { .dst_mac = fx_peer_mac, .src_mac = fx_pod_mac,
 	  .outer_vlan = 100, .vlan = 5, .family = 4, .saddr = "10.0.0.2", .daddr = "10.0.0.100",

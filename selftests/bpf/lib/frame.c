@@ -154,6 +154,19 @@ size_t frame_build(const struct frame_spec *s, uint8_t *buf, size_t size, struct
 	lo->end_l4 = off;
 	for (size_t i = 0; i < s->payload; i++)
 		buf[off + i] = (uint8_t)i;
+	if (s->l4 == FR_ICMP && s->family == 6 && s->icmp_type) {
+		size_t opt = s->icmp_type == 133 ? 8 : 24;
+
+		l4[0] = s->icmp_type;
+		memset(l4 + 4, 0, opt - 4);
+		if (s->nd_target)
+			inet_pton(AF_INET6, s->nd_target, l4 + 8);
+		if (s->nd_lla && opt + 8 <= l4len + s->payload) {
+			l4[opt] = s->icmp_type == 136 ? 2 : 1;
+			l4[opt + 1] = 1;
+			memcpy(l4 + opt + 2, s->nd_lla, 6);
+		}
+	}
 	lo->len = off + s->payload;
 	return lo->len;
 }

@@ -26,6 +26,12 @@ struct frame_spec {
 	uint32_t flow_label;	/* IPv6 */
 	uint16_t dport;		/* UDP/TCP destination port; 0: the class's usual */
 	uint8_t tcp_doff;	/* TCP data offset in words; 0: 5 */
+	/* IPv6 neighbour discovery (FR_ICMP, family 6): ICMPv6 type (133 RS,
+	 * 135 NS, 136 NA; 0: echo request), target, and the source (RS, NS) or
+	 * target (NA) link-layer option; payload must hold them (NS/NA: 24) */
+	uint8_t icmp_type;
+	const char *nd_target;
+	const uint8_t *nd_lla;
 };
 
 struct frame_layout {
