@@ -21,17 +21,13 @@
  * therefore read once, into the caller's variable, and trusted only if that
  * slot's pod info (written before any key is published, left in place when
  * the keys are withdrawn) names this MAC on this master. */
-static __always_inline int rn_pod_slot_is(__u32 slot, const __u8 *mac, __u16 master)
+static __always_inline int rn_pod_slot_is(__u32 slot, __u64 key_bits)
 {
 	struct rn_pod *pod = bpf_map_lookup_elem(&rn_pod_info_v1, &slot);
 
-	if (!pod || pod->master != master || (pod->flags & RN_POD_F_IP_KEYED))
-		return 0;
-#pragma unroll
-	for (int i = 0; i < 6; i++)
-		if (pod->mac[i] != mac[i])
-			return 0;
-	return 1;
+	/* a pod's first 8 bytes, mac[6] then master, are its rn_pod_key: one
+	 * 64-bit compare (include/rdmanet/pod.h asserts the layout) */
+	return pod && *(__u64 *)pod == key_bits;
 }
 
 /* Returns 1 and the pod's slot in *slot, or 0. */
@@ -52,7 +48,7 @@ static __always_inline int rn_pod_by_mac(const __u8 *mac, __u16 master, __u32 *s
 		ent = bpf_map_lookup_elem(&rn_pod_idx_v1, &idx);
 		if (ent && ent->used && ent->key == bits) {
 			*slot = *(volatile __u32 *)&ent->slot;
-			return rn_pod_slot_is(*slot, key.mac, master);
+			return rn_pod_slot_is(*slot, bits);
 		}
 	}
 	ovf = bpf_map_lookup_elem(&rn_pod_ovf_v1, &bucket);
@@ -62,7 +58,7 @@ static __always_inline int rn_pod_by_mac(const __u8 *mac, __u16 master, __u32 *s
 	if (!v)
 		return 0;
 	*slot = *(volatile __u32 *)v;
-	return rn_pod_slot_is(*slot, key.mac, master);
+	return rn_pod_slot_is(*slot, bits);
 }
 
 /* src != 0: look up the source address, else the destination. Returns 1

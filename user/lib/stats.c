@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
@@ -23,6 +24,9 @@ _Static_assert(sizeof(struct rn_master_counters) % 8 == 0, "per-CPU values are _
 _Static_assert(sizeof(struct rn_pod_key) == 8, "pod key layout");
 _Static_assert(sizeof(struct rn_pod_ip_key) == 20, "pod IP key layout");
 _Static_assert(sizeof(struct rn_pod) == 96, "pod layout");
+/* the data path checks a slot by comparing a pod's first 8 bytes with the key */
+_Static_assert(offsetof(struct rn_pod, mac) == 0 && offsetof(struct rn_pod, master) == 6,
+	       "a pod starts with its rn_pod_key");
 _Static_assert(sizeof(struct rn_master) == 32, "master layout");
 
 void rn_stats_free(struct rn_stats *s)
