@@ -10,8 +10,7 @@
 #include <rdmanet/master.h>
 #include <rdmanet/pod.h>
 
-#include "maps.h"
-#include "registry.h"
+#include "datapath/datapath.h"
 
 /* TCX_NEXT / TC_ACT_UNSPEC: pass and let the next program run (the test
  * run hands the verdict back as a __u32) */
