@@ -74,6 +74,8 @@ check "second agent says why" grep -q "another rdmanetd is running" <<<"$out"
 
 # --- uninstall leaves nothing -----------------------------------------------------
 rn_agent_stop
+# pins an older build would have left: another layout version of a map
+bpftool map create "$RN_PIN/rn_pods_v0" type array key 4 value 4 entries 1 name rn_pods_v0
 check "uninstall" rn_in_node "$RN_BUILD/bin/rdmanetd" --pin-dir "$RN_PIN" --uninstall -q
 check "pin dir removed" test ! -e "$RN_PIN"
 check_eq "no XDP program on roce0" "$(rn_in_node ip -j link show roce0 | jq -r '.[0].xdp // "none"')" none
