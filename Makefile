@@ -56,6 +56,9 @@ TEST_BINS      := $(foreach k,$(TEST_KINDS),$(patsubst selftests/$(k)/%.c,$(OUT)
 TEST_LIB_SRCS  := $(wildcard selftests/lib/*.c) $(foreach k,$(TEST_KINDS),$(wildcard selftests/$(k)/lib/*.c))
 TOOL_SRCS      := $(wildcard selftests/tools/*.c)
 TOOLS          := $(patsubst selftests/tools/%.c,$(OUT)/tools/%,$(TOOL_SRCS))
+# BPF objects the shell tests load with bpftool/tc (other tc users' programs)
+TEST_BPF_SRCS  := $(wildcard selftests/*/bpf/*.bpf.c)
+TEST_BPF_OBJS  := $(patsubst selftests/%.bpf.c,$(OUT)/selftests/%.bpf.o,$(TEST_BPF_SRCS))
 BENCH_SRCS     := $(wildcard selftests/bench/*.c)
 BENCH_BINS     := $(patsubst selftests/bench/%.c,$(OUT)/bench/%,$(BENCH_SRCS))
 
@@ -64,7 +67,7 @@ BENCH_BINS     := $(patsubst selftests/bench/%.c,$(OUT)/bench/%,$(BENCH_SRCS))
 # skeletons and objects are inputs of other rules, not throwaway intermediates
 .SECONDARY:
 
-all: $(BINS) $(TEST_BINS) $(TOOLS) $(BENCH_BINS)
+all: $(BINS) $(TEST_BINS) $(TOOLS) $(BENCH_BINS) $(TEST_BPF_OBJS)
 
 help:
 	@echo "make deps     install every build and test dependency (apt-get; idempotent)"
@@ -82,6 +85,11 @@ help:
 # --- BPF ------------------------------------------------------------------
 
 $(OUT)/bpf/%.bpf.o: bpf/%.bpf.c vmlinux.h $(wildcard bpf/*.h maps/*.h include/rdmanet/*.h)
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/selftests/%.bpf.o: selftests/%.bpf.c vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@

@@ -14,12 +14,17 @@
 #define RN_ETH_P_IPV6	0x86DD
 #define RN_ETH_P_8021Q	0x8100
 #define RN_ETH_P_8021AD	0x88A8
+#define RN_ETH_P_ARP	0x0806
+/* VLAN tags walked: one 802.1Q, or 802.1ad + 802.1Q (QinQ). A frame with
+ * more tags parses as "other". */
+#define RN_MAX_VLAN_TAGS 2
 #define RN_IPPROTO_HOPOPTS 0
 #define RN_IPPROTO_TCP	6
 #define RN_IPPROTO_UDP	17
 #define RN_IPPROTO_ROUTING 43
 #define RN_IPPROTO_FRAGMENT 44
 #define RN_IPPROTO_DSTOPTS 60
+#define RN_IPPROTO_ICMPV6 58
 #define RN_IP_OFFSET_MASK 0x1FFF
 #define RN_ECN_MASK	0x3
 #define RN_ECN_CE	0x3
@@ -30,6 +35,9 @@ struct rn_pkt {
 	__u8 *dst_mac;
 	__u8 *src_mac;
 	void *l3;		/* IPv4 or IPv6 header, NULL for non-IP */
+	void *arp;		/* ARP header, NULL if not ARP */
+	void *icmp6;		/* ICMPv6 header, NULL if not ICMPv6 */
+	__u32 l4_len;		/* ICMPv6: its length, from the IPv6 header */
 	__u32 hdr_len;		/* L2 + L3 + L4 header bytes */
 	__u32 l3_off;		/* L2 header bytes */
 	__u8 family;		/* 0, 4 or 6 */
@@ -67,6 +75,10 @@ static __always_inline int rn_parse_l4(struct rn_pkt *p, void *l4, void *data_en
 			return -RN_MALFORMED_BTH;
 		p->hdr_len += RN_BTH_LEN;
 		return bth[0] == RN_BTH_OPCODE_CNP ? RN_CLASS_CNP : RN_CLASS_ROCE;
+	}
+	if (proto == RN_IPPROTO_ICMPV6 && p->family == 6) {
+		p->icmp6 = l4;
+		p->l4_len = l4_len;
 	}
 	p->hdr_len = (__u32)(l4 - data);
 	return RN_CLASS_OTHER;
@@ -158,6 +170,9 @@ static __always_inline int rn_parse(struct rn_pkt *p, void *data, void *data_end
 	__u16 proto;
 
 	p->l3 = NULL;
+	p->arp = NULL;
+	p->icmp6 = NULL;
+	p->l4_len = 0;
 	p->family = 0;
 	p->tos = 0;
 	if ((void *)(eth + 1) > data_end)
@@ -166,9 +181,12 @@ static __always_inline int rn_parse(struct rn_pkt *p, void *data, void *data_end
 	p->src_mac = eth->h_source;
 	p->l3_off = sizeof(*eth);
 	proto = eth->h_proto;
-	if (proto == bpf_htons(RN_ETH_P_8021Q) || proto == bpf_htons(RN_ETH_P_8021AD)) {
-		struct vlan_hdr *vh = (void *)(eth + 1);
+#pragma unroll
+	for (int i = 0; i < RN_MAX_VLAN_TAGS; i++) {
+		struct vlan_hdr *vh = data + p->l3_off;
 
+		if (proto != bpf_htons(RN_ETH_P_8021Q) && proto != bpf_htons(RN_ETH_P_8021AD))
+			break;
 		if ((void *)(vh + 1) > data_end)
 			return -RN_MALFORMED_VLAN;
 		proto = vh->h_vlan_encapsulated_proto;
@@ -181,6 +199,8 @@ static __always_inline int rn_parse(struct rn_pkt *p, void *data, void *data_end
 	if (proto == bpf_htons(RN_ETH_P_IPV6))
 		return rn_parse_ipv6(p, data, data_end, pkt_len);
 	p->l3 = NULL;
+	if (proto == bpf_htons(RN_ETH_P_ARP))
+		p->arp = data + p->l3_off;
 	return RN_CLASS_OTHER;
 }
 

@@ -10,10 +10,31 @@
 #include "../maps/pod_overflow.h"
 #include "../maps/pod_ips.h"
 
-static __always_inline __u32 *rn_pod_by_mac(const __u8 *mac, __u16 master)
+#include "../maps/pod_info.h"
+
+/* An index entry is 16 bytes that the registry rewrites with one map update,
+ * which the kernel copies in place, not atomically; this program reads
+ * `used`, `key` and `slot` as separate loads. A reader racing an
+ * unregistration can therefore see the old `used` and `key` with the
+ * zeroed `slot` (slot 0: another pod's counters and policy), or, across a
+ * remove and an insert, one pod's key with another's slot. The slot is
+ * therefore read once, into the caller's variable, and trusted only if that
+ * slot's pod info (written before any key is published, left in place when
+ * the keys are withdrawn) names this MAC on this master. */
+static __always_inline int rn_pod_slot_is(__u32 slot, __u64 key_bits)
+{
+	struct rn_pod *pod = bpf_map_lookup_elem(&rn_pod_info_v1, &slot);
+
+	/* a pod's first 8 bytes, mac[6] then master, are its rn_pod_key: one
+	 * 64-bit compare (include/rdmanet/pod.h asserts the layout) */
+	return pod && *(__u64 *)pod == key_bits;
+}
+
+/* Returns 1 and the pod's slot in *slot, or 0. */
+static __always_inline int rn_pod_by_mac(const __u8 *mac, __u16 master, __u32 *slot)
 {
 	struct rn_pod_key key = { .master = master };
-	__u32 bucket, idx, *ovf;
+	__u32 bucket, idx, *ovf, *v;
 	__u64 bits;
 
 	__builtin_memcpy(key.mac, mac, sizeof(key.mac));
@@ -25,47 +46,62 @@ static __always_inline __u32 *rn_pod_by_mac(const __u8 *mac, __u16 master)
 
 		idx = bucket * RN_POD_INDEX_WAYS + way;
 		ent = bpf_map_lookup_elem(&rn_pod_idx_v1, &idx);
-		if (ent && ent->used && ent->key == bits)
-			return &ent->slot;
+		if (ent && ent->used && ent->key == bits) {
+			*slot = *(volatile __u32 *)&ent->slot;
+			return rn_pod_slot_is(*slot, bits);
+		}
 	}
 	ovf = bpf_map_lookup_elem(&rn_pod_ovf_v1, &bucket);
-	if (ovf && *ovf)
-		return bpf_map_lookup_elem(&rn_pods_v1, &key);
-	return NULL;
+	if (!ovf || !*ovf)
+		return 0;
+	v = bpf_map_lookup_elem(&rn_pods_v1, &key);
+	if (!v)
+		return 0;
+	*slot = *(volatile __u32 *)v;
+	return rn_pod_slot_is(*slot, bits);
 }
 
-/* src != 0: look up the source address, else the destination. */
-static __always_inline __u32 *rn_pod_by_ip(const struct rn_pkt *p, void *data_end,
-					   __u16 master, int src)
+/* src != 0: look up the source address, else the destination. Returns 1
+ * and the slot in *slot, or 0. The slot must belong to an IP-keyed pod of
+ * this master (see rn_pod_slot_is for why a slot is checked). */
+static __always_inline int rn_pod_by_ip(const struct rn_pkt *p, void *data_end,
+					__u16 master, int src, __u32 *slot)
 {
 	struct rn_pod_ip_key key = { .master = master, .family = p->family };
+	struct rn_pod *pod;
+	__u32 *v;
 
 	if (p->family == 4) {
 		struct iphdr *iph = p->l3;
 
 		if ((void *)(iph + 1) > data_end)
-			return NULL;
+			return 0;
 		__builtin_memcpy(key.addr, src ? &iph->saddr : &iph->daddr, 4);
 	} else if (p->family == 6) {
 		struct ipv6hdr *ip6 = p->l3;
 
 		if ((void *)(ip6 + 1) > data_end)
-			return NULL;
+			return 0;
 		__builtin_memcpy(key.addr, src ? &ip6->saddr : &ip6->daddr, 16);
 	} else {
-		return NULL;
+		return 0;
 	}
-	return bpf_map_lookup_elem(&rn_pod_ips_v1, &key);
+	v = bpf_map_lookup_elem(&rn_pod_ips_v1, &key);
+	if (!v)
+		return 0;
+	*slot = *(volatile __u32 *)v;
+	pod = bpf_map_lookup_elem(&rn_pod_info_v1, slot);
+	return pod && pod->master == master && (pod->flags & RN_POD_F_IP_KEYED);
 }
 
-static __always_inline __u32 *rn_pod_lookup(const struct rn_pkt *p, void *data_end,
-					    const struct rn_master *m, __u16 master, int src)
+/* Returns 1 and the pod's slot in *slot, or 0. */
+static __always_inline int rn_pod_lookup(const struct rn_pkt *p, void *data_end,
+					 const struct rn_master *m, __u16 master, int src,
+					 __u32 *slot)
 {
-	__u32 *slot = rn_pod_by_mac(src ? p->src_mac : p->dst_mac, master);
-
-	if (!slot && (m->flags & RN_MASTER_F_IP_KEYED))
-		slot = rn_pod_by_ip(p, data_end, master, src);
-	return slot;
+	if (rn_pod_by_mac(src ? p->src_mac : p->dst_mac, master, slot))
+		return 1;
+	return (m->flags & RN_MASTER_F_IP_KEYED) && rn_pod_by_ip(p, data_end, master, src, slot);
 }
 
 #endif

@@ -15,15 +15,15 @@ static __always_inline void rn_pod_rx(const struct rn_pkt *p, void *data_end, in
 				      const struct rn_master *m, struct rn_master_counters *mc,
 				      __u16 mslot, __u32 segs, __u64 bytes)
 {
-	__u32 *slot = rn_pod_lookup(p, data_end, m, mslot, 0);
+	__u32 pslot;
+	int found = rn_pod_lookup(p, data_end, m, mslot, 0, &pslot);
 	struct rn_traffic *t;
 	__u64 *ce;
 
 	barrier_var(cls);
 	if (cls < 0 || cls >= RN_CLASS_MAX)
 		return;
-	if (slot) {
-		__u32 pslot = *slot;
+	if (found) {
 		struct rn_pod_counters *pc = bpf_map_lookup_elem(&rn_pod_ctr_v1, &pslot);
 
 		if (!pc)

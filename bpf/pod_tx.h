@@ -11,8 +11,14 @@
 #include "mark.h"
 #include "../maps/pod_info.h"
 #include "../maps/pod_ctr.h"
+#include "neigh_claims.h"
 
-#define RN_TC_ACT_OK 0
+/* Pass means "continue": the next tcx program, then the clsact filters of
+ * the device, then the stack. TCX_NEXT and TC_ACT_UNSPEC are both -1, so one
+ * value serves both attach modes. 0 (TCX_PASS / TC_ACT_OK) would end the
+ * chain and silently skip every program another tc user (Cilium, Calico)
+ * attached after ours. A drop stays a drop. */
+#define RN_TC_ACT_OK (-1)
 #define RN_TC_ACT_SHOT 2
 
 /* Sources a pod may use without owning them: IPv4 0.0.0.0 (DHCP), IPv6 ::
@@ -82,8 +88,9 @@ static __always_inline int rn_pod_tx(struct rn_pkt *p, void *data_end, int cls,
 	barrier_var(cls);
 	if (!pc || !pod || cls < 0 || cls >= RN_CLASS_MAX)
 		return RN_TC_ACT_OK;
-	if (m->policy != RN_POLICY_OFF && !rn_source_owned(pod, p, data_end) &&
-	    !rn_source_unowned_ok(p, data_end)) {
+	if (m->policy != RN_POLICY_OFF &&
+	    ((!rn_source_owned(pod, p, data_end) && !rn_source_unowned_ok(p, data_end)) ||
+	     !rn_arp_owned(pod, p, data_end) || !rn_ndp_owned(pod, p, data_end))) {
 		pc->violations[RN_VIOLATION_SPOOFED_SOURCE] += segs;
 		if (m->policy == RN_POLICY_ENFORCE) {
 			pc->drops[RN_VIOLATION_SPOOFED_SOURCE] += segs;

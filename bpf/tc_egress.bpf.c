@@ -24,15 +24,13 @@ int rn_tc_egress(struct __sk_buff *skb)
 	__u32 len = skb->len;
 	struct rn_pkt p;
 	void *data, *data_end;
-	__u32 segs, *slot;
+	__u32 segs, slot;
 	__u64 bytes;
 	int cls;
 
 	if (!m || !mc)
 		return RN_TC_ACT_OK;
-	rn_skb_linearize(skb, &data, &data_end);
-
-	cls = rn_parse(&p, data, data_end, len);
+	cls = rn_skb_parse(skb, &p, &data, &data_end, len);
 	if (cls < 0) {
 		rn_count_malformed(mc, cls);
 		return RN_TC_ACT_OK;
@@ -40,9 +38,8 @@ int rn_tc_egress(struct __sk_buff *skb)
 	segs = skb->gso_segs ?: 1;
 	bytes = rn_seg_bytes(&p, len, segs);
 
-	slot = rn_pod_lookup(&p, data_end, m, (__u16)mslot, 1);
-	if (slot)
-		return rn_pod_tx(&p, data_end, cls, m, *slot, segs, bytes);
+	if (rn_pod_lookup(&p, data_end, m, (__u16)mslot, 1, &slot))
+		return rn_pod_tx(&p, data_end, cls, m, slot, segs, bytes);
 
 	if (rn_is_roce(cls) &&
 	    rn_mark(&p, data_end, cls == RN_CLASS_CNP ? m->dscp_cnp : m->dscp_roce, m->ecn))

@@ -26,16 +26,14 @@ int rn_tc_ingress(struct __sk_buff *skb)
 	__u32 len = skb->len;
 	struct rn_pkt p;
 	void *data, *data_end;
-	__u32 segs, *src;
+	__u32 segs, src;
 	__u64 bytes;
 	int cls, verdict, rx_here;
 
 	if (!m || !mc)
 		return RN_TC_ACT_OK;
 	rx_here = m->xdp == RN_XDP_NONE;
-	rn_skb_linearize(skb, &data, &data_end);
-
-	cls = rn_parse(&p, data, data_end, len);
+	cls = rn_skb_parse(skb, &p, &data, &data_end, len);
 	if (cls < 0) {
 		/* XDP, where attached, has counted it already */
 		if (rx_here)
@@ -45,9 +43,8 @@ int rn_tc_ingress(struct __sk_buff *skb)
 	segs = skb->gso_segs ?: 1;
 	bytes = rn_seg_bytes(&p, len, segs);
 
-	src = rn_pod_by_mac(p.src_mac, (__u16)mslot);
-	if (src) {
-		verdict = rn_pod_tx(&p, data_end, cls, m, *src, segs, bytes);
+	if (rn_pod_by_mac(p.src_mac, (__u16)mslot, &src)) {
+		verdict = rn_pod_tx(&p, data_end, cls, m, src, segs, bytes);
 		if (verdict == RN_TC_ACT_OK && m->xdp != RN_XDP_SKB)
 			rn_pod_rx(&p, data_end, cls, m, NULL, (__u16)mslot, segs, bytes);
 		return verdict;

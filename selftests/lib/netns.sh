@@ -19,6 +19,7 @@
 #   rn_agent_start CONFIG    start rdmanetd in the background (RN_AGENT_PID), wait attach
 #   rn_agent_stop            SIGTERM the agent and wait
 #   rn_topo_down             agent --uninstall, delete netns, remove pins (trap this)
+#   rn_map_u64s PINNED_MAP   the values of a pinned __u64 array, in key order
 
 RN_BUILD=${RN_BUILD:-$(pwd)/build}
 RN_PFX=${RN_PFX:-rn$$}
@@ -120,6 +121,17 @@ rn_topo_down() {
 rn_stat() { rn_ctl stats -j | jq -r "$1"; }
 # rn_pod_stat NS/NAME JQ_PATH (e.g. .tx.roce.packets)
 rn_pod_stat() { rn_ctl stats -j --pod "$1" | jq -r ".pods[0]$2"; }
+
+# rn_map_u64s PINNED_MAP: the __u64 values of a pinned BPF array, in key
+# order, space-separated (bpftool prints keys and values of maps without BTF
+# as little-endian hex bytes)
+rn_map_u64s() {
+	bpftool -j map dump pinned "$1" | jq -r '
+		def hex: ltrimstr("0x") | explode | reduce .[] as $c (0; . * 16 +
+			(if $c >= 97 then $c - 87 elif $c >= 65 then $c - 55 else $c - 48 end));
+		def le: reverse | map(hex) | reduce .[] as $b (0; . * 256 + $b);
+		sort_by(.key | le) | map(.value | le | tostring) | join(" ")'
+}
 
 # rn_capture_start FILE FILTER: tcpdump on the peer's wire0 (RN_CAP_PID)
 rn_capture_start() {

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "netaddr.h"
-#include "registry.h"
+#include "datapath/datapath.h"
 #include "textfile.h"
 
 static void test_mac(void **state)

@@ -4,13 +4,11 @@
 #include <string.h>
 #include <bpf/bpf.h>
 
-#include "attach.h"
+#include "datapath/datapath.h"
 #include "discover.h"
 #include "log.h"
 #include "masters.h"
 #include "netdev.h"
-#include "pin.h"
-#include "registry.h"
 
 static int pick_slot(const struct rn_maps *m, const char *ifname)
 {

@@ -7,7 +7,7 @@
 
 #include "config.h"
 #include "error.h"
-#include "maps.h"
+#include "datapath/datapath.h"
 
 /* Returns the number of masters set up; problems with one master are
  * logged and do not stop the others. */

@@ -13,15 +13,12 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "attach.h"
+#include "datapath/datapath.h"
 #include "config.h"
-#include "export.h"
 #include "ipam/ipam_config.h"
 #include "log.h"
-#include "maps.h"
 #include "masters.h"
 #include "mkdir_p.h"
-#include "pin.h"
 #include "rdma_tick.h"
 
 static volatile sig_atomic_t stop;

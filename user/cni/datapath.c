@@ -6,8 +6,7 @@
 #include <unistd.h>
 
 #include "datapath.h"
-#include "maps.h"
-#include "pin.h"
+#include "datapath/datapath.h"
 
 bool cni_dp_present(const char *pin_dir)
 {

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 
 #include "error.h"
-#include "registry.h"
+#include "datapath/datapath.h"
 
 /* The maps are pinned under pin_dir (rdmanetd has run). */
 bool cni_dp_present(const char *pin_dir);

@@ -10,7 +10,7 @@
 #include <sys/vfs.h>
 
 #include "ctl.h"
-#include "maps.h"
+#include "datapath/datapath.h"
 #include "netdev.h"
 #include "rdma/doctor.h"
 #include "rdma/roce_netdevs.h"

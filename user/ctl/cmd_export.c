@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "ctl.h"
-#include "export.h"
+#include "datapath/datapath.h"
 
 int cmd_export(struct ctl *ctl, int argc, char **argv)
 {

@@ -7,9 +7,7 @@
 #include <string.h>
 
 #include "ctl.h"
-#include "maps.h"
-#include "registry.h"
-#include "stats.h"
+#include "datapath/datapath.h"
 
 static int copy_arg(char *dst, size_t size, const char *val, const char *opt)
 {

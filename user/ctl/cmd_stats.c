@@ -5,8 +5,7 @@
 #include <string.h>
 
 #include "ctl.h"
-#include "maps.h"
-#include "stats.h"
+#include "datapath/datapath.h"
 
 /* Human output: one table of pods and one of masters, a row per direction,
  * packets per class (bytes with --bytes). */

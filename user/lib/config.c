@@ -7,7 +7,7 @@
 
 #include "config.h"
 #include "json_fields.h"
-#include "map_sizes_user.h"
+#include "datapath/datapath.h"
 #include "ipam/ipam_config.h"
 #include "rdma/rdma_config.h"
 

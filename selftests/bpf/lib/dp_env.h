@@ -10,10 +10,11 @@
 #include <rdmanet/master.h>
 #include <rdmanet/pod.h>
 
-#include "maps.h"
-#include "registry.h"
+#include "datapath/datapath.h"
 
-#define DP_TC_OK 0
+/* TCX_NEXT / TC_ACT_UNSPEC: pass and let the next program run (the test
+ * run hands the verdict back as a __u32) */
+#define DP_TC_OK 0xffffffffu
 #define DP_TC_SHOT 2
 #define DP_XDP_PASS 2
 

@@ -117,7 +117,7 @@ void fx_run(struct dp_env *env, const struct fx *fx, enum rn_dir dir, int is_xdp
 		tap_report(tap, fx->name, &c);
 		return;
 	}
-	CHECK_EQ(&c, "verdict", retval, fx->verdict);
+	CHECK_EQ(&c, "verdict", retval, (__u32)fx->verdict);
 	CHECK_EQ(&c, "output length", len, fx->cut ? fx->cut : lo.len);
 	check_bytes(&c, fx, in, out, len, &lo);
 

@@ -66,6 +66,11 @@ size_t frame_build(const struct frame_spec *s, uint8_t *buf, size_t size, struct
 	memcpy(buf, s->l4 == FR_ARP ? bcast : s->dst_mac, 6);
 	memcpy(buf + 6, s->src_mac, 6);
 	off = 12;
+	if (s->outer_vlan) {
+		put16(buf + off, 0x88a8);
+		put16(buf + off + 2, s->outer_vlan);
+		off += 4;
+	}
 	if (s->vlan) {
 		put16(buf + off, 0x8100);
 		put16(buf + off + 2, s->vlan);
@@ -80,7 +85,7 @@ size_t frame_build(const struct frame_spec *s, uint8_t *buf, size_t size, struct
 		buf[off + 4] = 6;
 		buf[off + 5] = 4;
 		put16(buf + off + 6, 1);	/* request */
-		memcpy(buf + off + 8, s->src_mac, 6);
+		memcpy(buf + off + 8, s->arp_sha ? s->arp_sha : s->src_mac, 6);
 		inet_pton(AF_INET, s->saddr, buf + off + 14);
 		inet_pton(AF_INET, s->daddr, buf + off + 24);
 		lo->len = lo->end_l4 = off + 28;
@@ -149,6 +154,19 @@ size_t frame_build(const struct frame_spec *s, uint8_t *buf, size_t size, struct
 	lo->end_l4 = off;
 	for (size_t i = 0; i < s->payload; i++)
 		buf[off + i] = (uint8_t)i;
+	if (s->l4 == FR_ICMP && s->family == 6 && s->icmp_type) {
+		size_t opt = s->icmp_type == 133 ? 8 : 24;
+
+		l4[0] = s->icmp_type;
+		memset(l4 + 4, 0, opt - 4);
+		if (s->nd_target)
+			inet_pton(AF_INET6, s->nd_target, l4 + 8);
+		if (s->nd_lla && opt + 8 <= l4len + s->payload) {
+			l4[opt] = s->icmp_type == 136 ? 2 : 1;
+			l4[opt + 1] = 1;
+			memcpy(l4 + opt + 2, s->nd_lla, 6);
+		}
+	}
 	lo->len = off + s->payload;
 	return lo->len;
 }

@@ -14,6 +14,8 @@ struct frame_spec {
 	const uint8_t *dst_mac;
 	const uint8_t *src_mac;
 	uint16_t vlan;		/* 0: untagged */
+	uint16_t outer_vlan;	/* 802.1ad tag before vlan (QinQ); 0: none */
+	const uint8_t *arp_sha;	/* ARP sender hardware address; NULL: src_mac */
 	int family;		/* 4 or 6 (ignored for FR_ARP) */
 	uint8_t tos;		/* TOS / traffic class */
 	const char *saddr;
@@ -24,6 +26,12 @@ struct frame_spec {
 	uint32_t flow_label;	/* IPv6 */
 	uint16_t dport;		/* UDP/TCP destination port; 0: the class's usual */
 	uint8_t tcp_doff;	/* TCP data offset in words; 0: 5 */
+	/* IPv6 neighbour discovery (FR_ICMP, family 6): ICMPv6 type (133 RS,
+	 * 135 NS, 136 NA; 0: echo request), target, and the source (RS, NS) or
+	 * target (NA) link-layer option; payload must hold them (NS/NA: 24) */
+	uint8_t icmp_type;
+	const char *nd_target;
+	const uint8_t *nd_lla;
 };
 
 struct frame_layout {

@@ -4,8 +4,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "maps.h"
-#include "registry.h"
+#include "datapath/datapath.h"
 #include "rdma/pod_addrs.h"
 
 int rn_pod_addrs_list(const char *pin_dir, struct rn_pod_addr **out, int *n,

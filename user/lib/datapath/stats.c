@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <sys/socket.h>
 
 #include "config.h"
+#include "pin.h"
 #include "stats.h"
 
 const char *const rn_class_names[RN_CLASS_MAX] = { "roce", "cnp", "tcp", "udp", "other" };
@@ -22,6 +24,9 @@ _Static_assert(sizeof(struct rn_master_counters) % 8 == 0, "per-CPU values are _
 _Static_assert(sizeof(struct rn_pod_key) == 8, "pod key layout");
 _Static_assert(sizeof(struct rn_pod_ip_key) == 20, "pod IP key layout");
 _Static_assert(sizeof(struct rn_pod) == 96, "pod layout");
+/* the data path checks a slot by comparing a pod's first 8 bytes with the key */
+_Static_assert(offsetof(struct rn_pod, mac) == 0 && offsetof(struct rn_pod, master) == 6,
+	       "a pod starts with its rn_pod_key");
 _Static_assert(sizeof(struct rn_master) == 32, "master layout");
 
 void rn_stats_free(struct rn_stats *s)
@@ -141,12 +146,24 @@ int rn_stats_collect(const struct rn_maps *m, struct rn_stats *s, struct rn_erro
 int rn_stats_load(const char *pin_dir, struct rn_stats *s, struct rn_error *e)
 {
 	struct rn_maps m;
-	int err = rn_maps_open(&m, pin_dir, e);
+	int err = rn_maps_open(&m, pin_dir, e), lock;
 
 	memset(s, 0, sizeof(*s));
 	if (err)
 		return err;
+	/* Unregistering moves a pod's traffic from its slot into the master's
+	 * retired totals and then frees the slot. Read without the lock, a
+	 * master's totals (unknown + retired + listed pods) would miss a pod
+	 * that left between the retired read and the listing, or count it
+	 * twice inside that move: a dip that Prometheus takes for a reset.
+	 * Shared, so readers do not wait for each other. */
+	lock = rn_pin_lock_registry_shared(pin_dir, e);
+	if (lock < 0) {
+		rn_maps_close(&m);
+		return lock;
+	}
 	err = rn_stats_collect(&m, s, e);
+	rn_pin_unlock(lock);
 	rn_maps_close(&m);
 	return err;
 }

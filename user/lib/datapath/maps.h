@@ -31,7 +31,8 @@ extern const char *const rn_map_names[RN_N_MAPS];
  * rdmanetd if they are not there. */
 int rn_maps_open(struct rn_maps *m, const char *pin_dir, struct rn_error *e);
 void rn_maps_close(struct rn_maps *m);
-/* Removes the pins (maps live on while programs hold them). */
+/* Removes the pins of this build's maps and of every other layout version
+ * (rn_<name>_v<N>) in pin_dir (maps live on while programs hold them). */
 int rn_maps_unpin(const char *pin_dir, struct rn_error *e);
 
 /* Per-CPU values summed over CPUs into out, read with one lookup.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <limits.h>
@@ -79,9 +80,24 @@ int rn_maps_open(struct rn_maps *m, const char *pin_dir, struct rn_error *e)
 	return 0;
 }
 
+/* A map pin of any layout version: rn_<name>_v<digits>. */
+static bool is_versioned_map_pin(const char *name)
+{
+	const char *v = strrchr(name, '_');
+
+	if (strncmp(name, "rn_", 3) || !v || v == name + 2 || v[1] != 'v' || !v[2])
+		return false;
+	for (v += 2; *v; v++)
+		if (*v < '0' || *v > '9')
+			return false;
+	return true;
+}
+
 int rn_maps_unpin(const char *pin_dir, struct rn_error *e)
 {
 	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
 
 	for (int i = 0; i < RN_N_MAPS; i++) {
 		if (rn_pin_path(path, sizeof(path), pin_dir, rn_map_names[i]))
@@ -89,6 +105,24 @@ int rn_maps_unpin(const char *pin_dir, struct rn_error *e)
 		if (unlink(path) && errno != ENOENT)
 			return rn_fail(e, -errno, "unlink %s: %s", path, strerror(errno));
 	}
+	/* pins of other layout versions, left by an older or newer build:
+	 * nothing but an rdmanet map is named like one */
+	d = opendir(pin_dir);
+	if (!d)
+		return errno == ENOENT ? 0 : rn_fail(e, -errno, "open %s: %s", pin_dir,
+						      strerror(errno));
+	while ((de = readdir(d))) {
+		if (!is_versioned_map_pin(de->d_name) ||
+		    rn_pin_path(path, sizeof(path), pin_dir, de->d_name))
+			continue;
+		if (unlink(path) && errno != ENOENT) {
+			int err = -errno;
+
+			closedir(d);
+			return rn_fail(e, err, "unlink %s: %s", path, strerror(-err));
+		}
+	}
+	closedir(d);
 	return 0;
 }
 

@@ -92,7 +92,7 @@ int rn_pin_lock_agent(const char *dir, struct rn_error *e)
 	return fd;
 }
 
-int rn_pin_lock_registry(const char *dir, struct rn_error *e)
+static int lock_registry(const char *dir, int op, struct rn_error *e)
 {
 	char path[PATH_MAX];
 	int fd;
@@ -103,13 +103,23 @@ int rn_pin_lock_registry(const char *dir, struct rn_error *e)
 	if (fd < 0)
 		return rn_fail(e, -errno, "open %s: %s (is rdmanetd running?)", path,
 			       strerror(errno));
-	if (flock(fd, LOCK_EX)) {
+	if (flock(fd, op)) {
 		int err = errno;
 
 		close(fd);
 		return rn_fail(e, -err, "flock %s: %s", path, strerror(err));
 	}
 	return fd;
+}
+
+int rn_pin_lock_registry(const char *dir, struct rn_error *e)
+{
+	return lock_registry(dir, LOCK_EX, e);
+}
+
+int rn_pin_lock_registry_shared(const char *dir, struct rn_error *e)
+{
+	return lock_registry(dir, LOCK_SH, e);
 }
 
 void rn_pin_unlock(int fd)

@@ -23,6 +23,9 @@ int rn_pin_lock_agent(const char *dir, struct rn_error *e);
 /* Serializes registry changes (slot allocation) among rdmanetctl, the CNI
  * plugin and the agent: a blocking flock on dir/registry. Returns the fd. */
 int rn_pin_lock_registry(const char *dir, struct rn_error *e);
+/* The same lock shared, for readers: a stats snapshot (master totals, the
+ * pod list and their counters) never sees a pod half unregistered. */
+int rn_pin_lock_registry_shared(const char *dir, struct rn_error *e);
 void rn_pin_unlock(int fd);
 
 /* path = dir/name; fails if it does not fit. */

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The userspace side of the data path, as the agent, the CLI and the CNI
+ * plugin see it: attaching the programs to a master (attach.h), the pinned
+ * maps (maps.h, map_sizes_user.h, pin.h), pod registration (registry.h),
+ * counters and their JSON (stats.h), Prometheus export (metrics_datapath.h,
+ * export.h). Include this header, not the ones it names. */
+#ifndef RDMANET_DATAPATH_H
+#define RDMANET_DATAPATH_H
+
+#include "attach.h"
+#include "export.h"
+#include "map_sizes_user.h"
+#include "maps.h"
+#include "metrics_datapath.h"
+#include "pin.h"
+#include "registry.h"
+#include "stats.h"
+
+#endif
