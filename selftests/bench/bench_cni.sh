@@ -41,6 +41,8 @@ cni_node_config "$CNI_CONFIG" monitor \
 	'{ "name": "bench-v4", "subnet": "10.84.0.0/22", "gateway": "10.84.3.254", "masters": ["ra0"] }' \
 	"{ \"store\": \"sqlite\", \"path\": \"$CNI_TMP/ipam.db\" }"
 cni_agent_start "$CNI_CONFIG" || fail "rdmanetd did not start"
+# the runtime's environment names the node config (cni_bench_run passes it on)
+export RDMANET_CONFIG=$CNI_CONFIG
 
 cni_netconf "$CNI_TMP/rn.json" 1.0.0 bench \
 	'{"master": "ra0", "ippools": {"ipv4": ["bench-v4"]}}'

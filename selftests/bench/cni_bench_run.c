@@ -62,9 +62,15 @@ static double now_ms(void)
 
 static void set_env(const struct opts *o, const char *cmd, int i)
 {
-	char v[512];
+	const char *node = getenv("RDMANET_CONFIG");
+	char v[512], node_config[512];
 
+	/* the node config is the runtime's to name (the plugin takes host paths
+	 * from nowhere else): pass ours through */
+	snprintf(node_config, sizeof(node_config), "%s", node ? node : "");
 	clearenv();
+	if (node_config[0])
+		setenv("RDMANET_CONFIG", node_config, 1);
 	setenv("CNI_COMMAND", cmd, 1);
 	snprintf(v, sizeof(v), "%s%d", o->id_prefix, i);
 	setenv("CNI_CONTAINERID", v, 1);

@@ -68,7 +68,7 @@ static int prepare(struct add *a)
 	struct rn_error e = { 0 };
 	int rc;
 
-	if (cni_node_load(&r->conf, &a->cfg, &r->err) || open_netns(a))
+	if (cni_node_load(r, &a->cfg) || cni_node_check_dscp(r, &a->cfg) || open_netns(a))
 		return -1;
 	rc = cni_link_get(a->pod, r->env.ifname, &li, &e);
 	if (!rc)

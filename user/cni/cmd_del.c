@@ -63,7 +63,8 @@ static int teardown(struct cni_req *r, const struct rn_config *cfg, struct rn_ip
  * neither can the store that holds the addresses. What needs no config is
  * undone all the same, so the pod's network does not outlive the pod: the
  * link with its addresses and routes, the rules, and the registration (at
- * the pin dir the file still names, else the default). The record stays
+ * the pin dir the file still names, else the default; the record is read
+ * from the state dir found the same way). The record stays
  * and the config error is reported: the runtime retries the DEL, which
  * releases the addresses once the config is fixed, and GC still finds the
  * attachment meanwhile. */
@@ -77,7 +78,8 @@ static void teardown_without_config(struct cni_req *r)
 	};
 	struct cni_err err = { 0 };
 
-	cni_node_pin_dir_fallback(&r->conf, pin_dir, sizeof(pin_dir));
+	cni_node_fallback(&r->conf, pin_dir, sizeof(pin_dir), r->conf.state_dir,
+			  sizeof(r->conf.state_dir));
 	collect_addrs(r, NULL, &t);
 	cni_teardown_netns(&t, &err);
 	cni_teardown_unregister(&t, &err);
@@ -104,7 +106,7 @@ int cni_cmd_del(struct cni_req *r)
 
 	rn_config_defaults(&cfg);
 	cni_fault_point("del-start");
-	if (cni_node_load(&r->conf, &cfg, &r->err))
+	if (cni_node_load(r, &cfg))
 		teardown_without_config(r);
 	/* no store, no release: the runtime retries a DEL that failed with 11 */
 	else if (!cni_ipam_open(&cfg, &ipam, &r->err))

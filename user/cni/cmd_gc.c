@@ -95,7 +95,7 @@ int cni_cmd_gc(struct cni_req *r)
 	size_t n_valid;
 
 	rn_config_defaults(&cfg);
-	if (parse_valid(r, &valid, &n_valid) || cni_node_load(&r->conf, &cfg, &r->err) ||
+	if (parse_valid(r, &valid, &n_valid) || cni_node_load(r, &cfg) ||
 	    cni_ipam_open(&cfg, &ipam, &r->err))
 		goto out;
 	if (cni_record_list(r->conf.state_dir, r->conf.name, &recs, &n, &e)) {

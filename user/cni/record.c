@@ -13,6 +13,7 @@
 
 #include "fault.h"
 #include "log.h"
+#include "private_file.h"
 #include "record.h"
 
 /* The temporary file a record is written to before its rename. */
@@ -147,6 +148,10 @@ int cni_record_write(const char *dir, const struct cni_record *r, struct rn_erro
 		return rn_fail(e, -ENAMETOOLONG, "state dir %s: path too long", dir);
 	if (mkdir_p(d, e))
 		return e->code;
+	/* root-only (records name pods' netns), also when an older version or a
+	 * hand-made directory left them wider; mkstemp makes the file 0600 */
+	rn_private_dir(dir);
+	rn_private_dir(d);
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		return rn_fail(e, -errno, "create %s: %s", tmp, strerror(errno));
