@@ -31,11 +31,13 @@ clean() {
 }
 CLEAN="||0||$node_links0"
 
-# add_killed STEP CID POD: an ADD stopped at STEP, then killed with SIGKILL
-add_killed() {
-	local pid bg
-	RDMANET_CNI_FAULT=stop@$1 cni_run ADD "$CNI_TMP/net.json" "$2" net1 /run/netns/"$CNI_PFX-$3" &
-	bg=$!
+# add_stopped STEP CID POD: an ADD stopped at STEP (its answer goes to
+# $CNI_TMP/bg.out); sets STOPPED_PID (the plugin) and STOPPED_BG (the job)
+add_stopped() {
+	local pid=
+	(CNI_OUT=$CNI_TMP/bg.out CNI_ERR=$CNI_TMP/bg.err RDMANET_CNI_FAULT=stop@$1 \
+		cni_run ADD "$CNI_TMP/net.json" "$2" net1 /run/netns/"$CNI_PFX-$3") &
+	STOPPED_BG=$!
 	# the plugin's pid: the process running our binary with this fault and container
 	for _ in $(seq 200); do
 		for p in $(pgrep -x rdmanet); do
@@ -45,12 +47,19 @@ add_killed() {
 		[ -n "$pid" ] && break
 		sleep 0.02
 	done
+	STOPPED_PID=$pid
 	if [ -z "$pid" ] || ! cni_wait_stopped "$pid"; then
-		wait "$bg"
+		wait "$STOPPED_BG"
 		return 1
 	fi
-	kill -9 "$pid"
-	wait "$bg"
+	return 0
+}
+
+# add_killed STEP CID POD: an ADD stopped at STEP, then killed with SIGKILL
+add_killed() {
+	add_stopped "$@" || return 1
+	kill -9 "$STOPPED_PID"
+	wait "$STOPPED_BG"
 	return 0
 }
 
@@ -131,6 +140,32 @@ check_eq "  and kept the valid attachment (link, addresses, registration)" \
 	"$(ip -n "$CNI_PFX-keep" -o link show net1 | wc -l) $(cni_held c-keep net1 | tr , '\n' | wc -l) $(cni_registered c-keep net1)" \
 	"1 2 1"
 cni_run DEL "$CNI_TMP/net.json" c-keep net1 /run/netns/"$CNI_PFX-keep"
+
+# --- GC while an ADD is still running: never collected --------------------------------
+# (stopped before it allocates, as when it waits for the store's writer lock
+# on a busy node, and after; the runtime's list does not have it yet)
+for step in recorded allocated; do
+	cni_pod_up "f$step" >/dev/null
+	check "ADD stopped at $step" add_stopped "$step" "c-f$step" "f$step"
+	held_before=$(cni_held "c-f$step" net1)
+	cni_run GC "$CNI_TMP/gc.json" "" "" ""
+	cni_check_ok "  GC meanwhile succeeds"
+	check "  and leaves the running ADD's record" test -e "$CNI_STATE/faults/c-f$step:net1"
+	check_eq "  and its addresses" "$(cni_held "c-f$step" net1)" "$held_before"
+	kill -CONT "$STOPPED_PID"
+	wait "$STOPPED_BG"
+	check_eq "  the ADD then succeeds" "$?" 0
+	got=$(jq -r '[.ips[].address | sub("/.*"; "")] | sort | join(",")' "$CNI_TMP/bg.out" 2>/dev/null)
+	check "  with addresses" test -n "$got"
+	check_eq "  which the store holds for it (nobody else can get them)" \
+		"$(cni_held "c-f$step" net1)" "$got"
+	check "  its record complete" \
+		jq -e .complete "$CNI_STATE/faults/c-f$step:net1"
+	cni_run DEL "$CNI_TMP/net.json" "c-f$step" net1 /run/netns/"$CNI_PFX-f$step"
+	check_eq "  DEL: nothing left, lock file gone too" \
+		"$(clean "c-f$step" net1 "f$step")|$(find "$CNI_STATE/faults" -name "*c-f$step*" | wc -l)" \
+		"$CLEAN|0"
+done
 
 # --- the netns vanishes while ADD runs ----------------------------------------------
 for step in created registered; do

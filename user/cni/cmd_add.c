@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* ADD: check, record, allocate, create the link in the pod netns, probe,
+/* ADD: check, lock the attachment, record, allocate, create the link in the pod netns, probe,
  * address, route, register, record again, answer. Any failure undoes all
  * of it (teardown.h) before the error is reported. */
 #include <errno.h>
@@ -38,6 +38,7 @@ struct add {
 	char tmpname[RN_IFNAMSIZ];
 	char alias[CNI_ALIAS_MAX];
 	struct cni_prober prober;
+	int lock_fd;			/* the attachment's lock (record.h) */
 	bool recorded;
 };
 
@@ -84,6 +85,20 @@ static int prepare(struct add *a)
 	a->att.sandbox = r->env.netns;
 	cni_link_tmp_name(r->env.container_id, r->env.ifname, a->tmpname);
 	cni_link_alias(r->env.container_id, a->alias);
+	return 0;
+}
+
+/* Held until ADD answers: GC leaves an attachment alone while its ADD runs
+ * (waiting for the store, probing), however long that takes. */
+static int lock_attachment(struct add *a)
+{
+	struct cni_req *r = a->r;
+	struct rn_error e = { 0 };
+
+	a->lock_fd = cni_record_lock(r->conf.state_dir, r->conf.name, r->env.container_id,
+				     r->env.ifname, true, &e);
+	if (a->lock_fd < 0)
+		return cni_fail_rn(&r->err, RN_CNI_ERR_STATE, &e, "stateDir");
 	return 0;
 }
 
@@ -397,6 +412,8 @@ static void rollback(struct add *a)
 
 static void cleanup(struct add *a)
 {
+	cni_record_unlock(a->r->conf.state_dir, a->r->conf.name, a->r->env.container_id,
+			  a->r->env.ifname, a->lock_fd);
 	cni_prober_close(&a->prober);
 	if (a->host)
 		nl_socket_free(a->host);
@@ -411,13 +428,13 @@ static void cleanup(struct add *a)
 int cni_cmd_add(struct cni_req *r, json_t **result)
 {
 	struct add a = { .r = r, .ns = { .host_fd = -1, .pod_fd = -1 },
-			 .prober = { .arp_fd = -1, .nd_fd = -1 } };
+			 .prober = { .arp_fd = -1, .nd_fd = -1 }, .lock_fd = -1 };
 	int rc = -1;
 
 	*result = NULL;
 	rn_config_defaults(&a.cfg);
 	cni_fault_point("start");
-	if (prepare(&a))
+	if (prepare(&a) || lock_attachment(&a))
 		goto out;
 	cni_fault_point("prepared");
 	if (write_record(&a, false))

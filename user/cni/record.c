@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <jansson.h>
 
@@ -81,6 +82,63 @@ static int rec_path(char *out, size_t size, const char *dir, const char *network
 {
 	return snprintf(out, size, "%s/%s/%s:%s", dir, network, cid, ifname) >= (int)size ?
 		-ENAMETOOLONG : 0;
+}
+
+static int lock_path(char *out, size_t size, const char *dir, const char *network,
+		     const char *cid, const char *ifname)
+{
+	return snprintf(out, size, "%s/%s/.lock.%s:%s", dir, network, cid, ifname) >=
+		(int)size ? -ENAMETOOLONG : 0;
+}
+
+int cni_record_lock(const char *dir, const char *network, const char *container_id,
+		    const char *ifname, bool wait, struct rn_error *e)
+{
+	char d[PATH_MAX], path[PATH_MAX];
+	struct stat held, named;
+	int fd;
+
+	if (net_dir(d, sizeof(d), dir, network) ||
+	    lock_path(path, sizeof(path), dir, network, container_id, ifname))
+		return rn_fail(e, -ENAMETOOLONG, "state dir %s: path too long", dir);
+	if (mkdir_p(d, e))
+		return e->code;
+	for (;;) {
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd < 0)
+			return rn_fail(e, -errno, "open %s: %s", path, strerror(errno));
+		if (flock(fd, wait ? LOCK_EX : LOCK_EX | LOCK_NB)) {
+			int err = errno;
+
+			close(fd);
+			if (err == EINTR)
+				continue;
+			if (err == EWOULDBLOCK)
+				return rn_fail(e, -EWOULDBLOCK, "%s: held", path);
+			return rn_fail(e, -err, "lock %s: %s", path, strerror(err));
+		}
+		/* the holder before us removed the file (its attachment was gone):
+		 * a lock on that file excludes nobody; take the one at the name */
+		if (!fstat(fd, &held) && !stat(path, &named) && held.st_ino == named.st_ino &&
+		    held.st_dev == named.st_dev)
+			return fd;
+		close(fd);
+	}
+}
+
+void cni_record_unlock(const char *dir, const char *network, const char *container_id,
+		       const char *ifname, int fd)
+{
+	char rec[PATH_MAX], path[PATH_MAX];
+
+	if (fd < 0)
+		return;
+	/* only lock holders write records: none can appear between the two */
+	if (!rec_path(rec, sizeof(rec), dir, network, container_id, ifname) &&
+	    !lock_path(path, sizeof(path), dir, network, container_id, ifname) &&
+	    access(rec, F_OK) && errno == ENOENT)
+		unlink(path);
+	close(fd);
 }
 
 static json_t *to_json(const struct cni_record *r)

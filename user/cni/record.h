@@ -48,6 +48,20 @@ int cni_record_remove(const char *dir, const char *network, const char *containe
 int cni_record_list(const char *dir, const char *network, struct cni_record **out, int *n,
 		    struct rn_error *e);
 
+/* The attachment's lock (a flock on stateDir/<network>/.lock.<id>:<ifname>),
+ * held by ADD from before its first record until it answers, and by DEL
+ * and GC while they tear the attachment down: GC never collects an
+ * attachment whose ADD is still running (a record with complete:false
+ * may be an ADD waiting for the store, not a dead one), and a lock dies
+ * with its holder, so a killed ADD's record is collected. The file lives
+ * as long as the record. wait: block until free (ADD, DEL); else
+ * -EWOULDBLOCK when held (GC). Returns the fd. */
+int cni_record_lock(const char *dir, const char *network, const char *container_id,
+		    const char *ifname, bool wait, struct rn_error *e);
+/* Lets go of it; removes the lock file when the record is gone. */
+void cni_record_unlock(const char *dir, const char *network, const char *container_id,
+		       const char *ifname, int fd);
+
 /* Temporary files of a writer that died are removed once they are older
  * than this: writers never keep one for more than a moment. */
 #define CNI_RECORD_TMP_MAX_AGE_S 60
