@@ -563,8 +563,10 @@ static int check_allocations(struct rn_ipam *ipam, char *report, size_t size,
 		for (int j = i + 1; j < n && !addr_cmp(&all[i], &all[j]); j++) {
 			const struct rn_ipam_pool_info *pj = find_pool(ipam, all[j].pool);
 
-			if (pi && pj && !rn_pool_check_overlap(&pi->pool, &pj->pool, NULL))
-				continue;	/* pools on different masters */
+			/* whatever the pools' current ranges: a pool redefined away
+			 * from an address still holds it */
+			if (pi && pj && !rn_pools_share_scope(&pi->pool, &pj->pool))
+				continue;	/* pools on different masters or nodes */
 			rn_check_note(report, size, "%s held twice: %s/%s (pool %s) and %s/%s "
 				      "(pool %s)", rn_addr_format(&all[i].addr, a),
 				      all[i].container_id, all[i].ifname, all[i].pool,

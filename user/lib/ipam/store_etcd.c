@@ -259,6 +259,11 @@ static int et_pool_write(struct rn_store *base, const struct rn_pool *p, bool fr
 		}
 		k = rn_et_recs_to_infos(recs, n, &infos, e);
 		err = k < 0 ? k : rn_pool_check_against(p, infos, k, e);
+		/* an allocation racing this read lands in a pool whose current
+		 * definition covers it, which the overlap check (and the pools/
+		 * revision compared below) already rules out */
+		if (!err && k >= 0)
+			err = rn_pool_check_held(base, p, infos, k, e);
 		if (k >= 0)
 			rn_ipam_pools_free(infos, k);
 		if (err) {

@@ -344,7 +344,8 @@ static int sq_pool_write(struct rn_store *base, const struct rn_pool *p, bool fr
 		err = rn_fail(e, -EEXIST, "ipam: pool \"%s\" already exists", p->name);
 	else if (old && (mode == RN_POOL_IF_MISSING || rn_pool_equal(old, p)))
 		err = 0;
-	else if (!(err = rn_pool_check_against(p, pools, n, e))) {
+	else if (!(err = rn_pool_check_against(p, pools, n, e)) &&
+		 !(err = rn_pool_check_held(base, p, pools, n, e))) {
 		spec = rn_pool_to_text(p);
 		if (!spec)
 			err = rn_fail(e, -ENOMEM, "ipam: out of memory");
