@@ -128,6 +128,10 @@ int cni_cmd_del(struct cni_req *r)
 	} else if (!cni_ipam_open(&cfg, &ipam, &r->err)) {
 		fd = lock(r);
 		rc = teardown(r, &cfg, ipam);
+	} else if (r->err.code != CNI_ERR_CONFIG) {
+		/* a store that cannot be opened now (unreachable, mid-change) is
+		 * for the runtime to retry: only 11 makes it */
+		r->err.code = CNI_ERR_TRY_LATER;
 	}
 	cni_record_unlock(r->conf.state_dir, r->conf.name, r->env.container_id, r->env.ifname,
 			  fd);
