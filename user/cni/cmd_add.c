@@ -238,10 +238,21 @@ static bool wants_probes(const struct cni_netconf *c)
 	return cni_link_speaks_arp(c) && (c->conflict_check.enabled || c->gateway_check.enabled);
 }
 
-/* A taken address is given back and another one asked for: the allocator
- * hands out addresses round-robin, so the next one is a different address
- * and the taken one is not reused until the pool wraps around. */
-static int avoid_conflicts(struct add *a)
+static const struct cni_probe_opts *conflict_opts(const struct cni_netconf *c)
+{
+	return c->conflict_check.enabled ? &c->conflict_check : NULL;
+}
+
+static const struct cni_probe_opts *gateway_opts(const struct cni_netconf *c)
+{
+	return c->gateway_check.enabled ? &c->gateway_check : NULL;
+}
+
+/* The duplicate and gateway checks, in one window (cni_run_checks). A taken
+ * address is given back and another one asked for: the allocator hands out
+ * addresses round-robin, so the next one is a different address and the
+ * taken one is not reused until the pool wraps around. */
+static int run_checks(struct add *a)
 {
 	struct cni_req *r = a->r;
 	char addr[RN_ADDR_STRLEN], mac[RN_MAC_STRLEN];
@@ -250,8 +261,8 @@ static int avoid_conflicts(struct add *a)
 	int which;
 
 	for (int attempt = 0; attempt < CONFLICT_ATTEMPTS; attempt++) {
-		int rc = cni_find_conflict(&a->prober, &a->att, &r->conf.conflict_check, &which,
-					   who, &r->err);
+		int rc = cni_run_checks(&a->prober, &a->att, conflict_opts(&r->conf),
+					gateway_opts(&r->conf), &which, who, &r->err);
 
 		if (rc <= 0)
 			return rc;
@@ -313,12 +324,7 @@ static int probe(struct add *a)
 		return -1;
 	if (link_up(a) || open_prober(a))
 		return -1;
-	if (r->conf.conflict_check.enabled && avoid_conflicts(a))
-		return -1;
-	if (r->conf.gateway_check.enabled &&
-	    cni_check_gateways(&a->prober, &a->att, &r->conf.gateway_check, &r->err))
-		return -1;
-	return 0;
+	return run_checks(a);
 }
 
 static int configure(struct add *a)

@@ -136,9 +136,14 @@ static int first_send(struct cni_prober *p, struct cni_probe *t, unsigned int n,
 static bool done(const struct cni_probe *t, unsigned int n, enum cni_probe_until until)
 {
 	unsigned int answered = 0;
+	bool stop = false;
 
-	for (unsigned int i = 0; i < n; i++)
+	for (unsigned int i = 0; i < n; i++) {
 		answered += t[i].answered;
+		stop |= t[i].answered && t[i].stop;
+	}
+	if (until == CNI_PROBE_ANY_STOP)
+		return stop;
 	return until == CNI_PROBE_ANY_ANSWER ? answered > 0 : answered == n;
 }
 
