@@ -239,8 +239,12 @@ int cni_record_write(const char *dir, const struct cni_record *r, struct rn_erro
 		unlink(tmp);
 		return rn_fail(e, err, "rename to %s: %s", path, strerror(-err));
 	}
-	/* and the name is before ADD allocates anything the record must find */
-	return fsync_dir(d, e);
+	/* and the name is before ADD allocates anything the record must find.
+	 * The final record of a finished ADD need not be: should a crash
+	 * forget its rename, the first one (complete:false, same attachment,
+	 * same addresses in the store) is what GC and DEL find, and they
+	 * handle it alike. */
+	return r->complete ? 0 : fsync_dir(d, e);
 }
 
 static int read_file(const char *path, struct cni_record *r, struct rn_error *e)

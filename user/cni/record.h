@@ -9,7 +9,8 @@
  * temporary file, fsync'd, renamed, and the directory fsync'd, so a kill -9
  * leaves the old or the new record, never half of one, and a record ADD
  * went on from survives a power loss (an allocation without its record
- * would never be collected). A kill -9 mid-write leaves the temporary file:
+ * would never be collected; the directory is fsync'd for that first,
+ * incomplete record, not for the final one). A kill -9 mid-write leaves the temporary file:
  * GC removes those. Removal is not fsync'd: a removed record that comes back
  * after a crash only makes GC tear down again what is already gone. */
 #ifndef RDMANET_CNI_RECORD_H
