@@ -275,4 +275,13 @@ check_eq "  released in etcd, pod and records clean" \
 cni_run ADD "$CNI_TMP/netetcd.json" c-e2 net1 "$ns2"
 cni_check_ok "etcd back: ADD succeeds"
 cni_run DEL "$CNI_TMP/netetcd.json" c-e2 net1 "$ns2"
+
+# --- a store that cannot be opened for another reason: DEL still says "try again" -----
+# (any answer but 11 makes the runtime give up on a DEL whose addresses may be held)
+: >"$CNI_TMP/not-a-dir"
+cni_node_config "$CNI_TMP/broken-store.json" monitor "" \
+	"{ \"store\": \"sqlite\", \"path\": \"$CNI_TMP/not-a-dir/ipam.db\" }"
+CNI_RUN_CONFIG=$CNI_TMP/broken-store.json
+cni_run DEL "$CNI_TMP/net.json" c-e3 net1 ""
+cni_check_error 11 "store cannot be opened (its directory is a file): DEL answers 11"
 tap_done
