@@ -94,11 +94,13 @@ static int wait_lock(struct rn_sqlite_lock *l, long long deadline_ms)
 		.it_interval = { 0, WAKE_REPEAT_NS },
 	};
 	struct flock fl = whole_write_lock(F_WRLCK);
+	sigset_t mask;
 	timer_t timer;
 	int rc;
 
 	pthread_once(&wake_once, wake_install);
-	if (!wake_sig)
+	/* a thread that blocks the signal would never be woken: poll there */
+	if (!wake_sig || pthread_sigmask(SIG_BLOCK, NULL, &mask) || sigismember(&mask, wake_sig))
 		return poll_lock(l, deadline_ms);
 	sev.sigev_signo = wake_sig;
 	sev._sigev_un._tid = gettid();	/* sigev_notify_thread_id */
