@@ -875,13 +875,6 @@ int rn_store_sqlite_open(struct rn_store **out, const struct rn_ipam_settings *s
 		return err;
 	}
 	sqlite3_busy_handler(s->db, busy_wait, s);
-	/* a CNI process is the database's only connection for a moment: the
-	 * checkpoint SQLite runs at the last close (copy the WAL back, fsync
-	 * the database, remove the WAL) would cost every ADD and DEL a few
-	 * fsyncs more than the one its transaction needs. The WAL is
-	 * checkpointed as it grows (wal_autocheckpoint) instead; what a commit
-	 * returned is on disk in the WAL either way. */
-	sqlite3_db_config(s->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	if (!read_only) {
 		rn_sqlite_lock_open(&s->writers, st->path);
 		err = pragma(s, "PRAGMA journal_mode = WAL", e) ||
