@@ -30,6 +30,7 @@ echo "pods a and b: empty network namespaces, as a runtime creates them"
 step "rdmanetd: attach to roce0 (policy enforce, DSCP 26 for RoCE, 48 for CNP, ECT(0)); IP pools in the same config"
 rn_agent_config "$RN_TMP/config.json" enforce "" \
 	"\"ipam\": { \"store\": \"sqlite\", \"path\": \"$RN_TMP/ipam.db\" },
+  \"cni\": { \"state_dir\": \"$RN_TMP/cni-state\", \"allowed_dscp\": [26, 34] },
   \"pools\": [
     { \"name\": \"rail-v4\", \"subnet\": \"10.77.0.0/24\", \"ips\": [\"10.77.0.2-10.77.0.99\"],
       \"gateway\": \"10.77.0.100\", \"masters\": [\"roce0\"] },
@@ -41,18 +42,18 @@ sed 's/^/    /' "$RN_TMP/agent.log"
 
 step "two networks (what a NetworkAttachmentDefinition carries): rail (IPv4+IPv6), rail-gold (IPv4, DSCP 34)"
 netconf() { # NAME JSON: the config a runtime derives for the plugin
-	jq -n --arg n "$1" --arg cf "$RN_TMP/config.json" --arg sd "$RN_TMP/cni-state" \
-		--argjson x "$2" '{cniVersion: "1.1.0", name: $n, type: "rdmanet", master: "roce0",
-				   configFile: $cf, stateDir: $sd} + $x' >"$RN_TMP/$1.json"
+	jq -n --arg n "$1" --argjson x "$2" \
+		'{cniVersion: "1.1.0", name: $n, type: "rdmanet", master: "roce0"} + $x' >"$RN_TMP/$1.json"
 	jq -c . "$RN_TMP/$1.json"
 }
 netconf rail '{"ippools": {"ipv4": ["rail-v4"], "ipv6": ["rail-v6"]}}'
 netconf rail-gold '{"ippools": {"ipv4": ["rail-v4"]}, "dscp": 34}'
 
 # cni CMD NETWORK POD CONTAINER_ID [CONFIG]: exec the plugin in the node's
-# netns (where a runtime runs it) with a runtime's environment
+# netns (where a runtime runs it) with a runtime's environment, which names
+# the node config (host paths never come from a network config)
 cni() {
-	rn_in_node env -i CNI_COMMAND="$1" CNI_CONTAINERID="$4" CNI_NETNS="/run/netns/$RN_PFX-$3" \
+	rn_in_node env -i RDMANET_CONFIG="$RN_TMP/config.json" CNI_COMMAND="$1" CNI_CONTAINERID="$4" CNI_NETNS="/run/netns/$RN_PFX-$3" \
 		CNI_IFNAME=eth1 CNI_PATH="$RN_BUILD/bin" \
 		CNI_ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=demo;K8S_POD_NAME=trainer-$3" \
 		"$CNI" <"${5:-$RN_TMP/$2.json}"

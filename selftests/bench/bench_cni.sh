@@ -12,10 +12,17 @@
 #     answered in microseconds) and with both checks off. Also timed: the
 #     kernel deleting such a macvlan with nothing around it, the share of
 #     every DEL that neither plugin can avoid.
-#  2. 1,000 pod interfaces attached on one node, one after another and by 8
+#     Targets (figures only, never asserted): ADD with the checks off <= 0.5x
+#     the reference ADD; ADD with the checks on <= the probe window + 10 ms;
+#     DEL <= 1.0x the reference DEL.
+#  2. an 8-rail pod (8 NetworkAttachmentDefinitions, 8 sequential ADDs as
+#     Multus does, on 8 masters): the whole pod's ADD and DEL, rdmanet (checks
+#     as shipped and off) against the reference macvlan + host-local.
+#  3. 1,000 pod interfaces attached on one node, one after another and by 8
 #     processes at once, then detached the same way: wall time, per-call
 #     latency, failures, and the store/registry/link counts in between.
-# Knobs: BENCH_CNI_CYCLES (default 150), BENCH_CNI_PODS (default 1000).
+# Knobs: BENCH_CNI_CYCLES (default 150), BENCH_CNI_PODS (default 1000),
+# BENCH_CNI_POD_ROUNDS (default 30).
 # Writes $RN_BENCH_OUT/cni.json.
 set -u
 RN_SRC=${RN_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -26,6 +33,8 @@ trap cni_topo_down EXIT
 RUNNER=$RN_BUILD/bench/cni_bench_run
 CYCLES=${BENCH_CNI_CYCLES:-150}
 PODS=${BENCH_CNI_PODS:-1000}
+POD_ROUNDS=${BENCH_CNI_POD_ROUNDS:-30}
+RAILS=8
 REF=/usr/lib/cni
 mkdir -p "$RN_BENCH_OUT"
 
@@ -37,10 +46,28 @@ cni_topo_up || fail "cannot create network namespaces"
 # range for host-local, each with its gateway on the fabric
 cni_in fabric ip addr add 10.84.3.254/22 dev wa0
 cni_in fabric ip addr add 10.85.3.254/22 dev wa0
+# the 8 rails of a pod: masters pr0..pr7 (veths to the fabric), each with
+# a gateway for rdmanet's pool (10.100.K.254) and one for host-local's range
+# (10.110.K.254)
+rail_pools=
+for ((k = 0; k < RAILS; k++)); do
+	ip -n "$CNI_NODE" link add name "pr$k" type veth peer name "pw$k" netns "$CNI_FABRIC" ||
+		fail "rail $k"
+	ip -n "$CNI_NODE" link set "pr$k" up
+	ip -n "$CNI_FABRIC" link set "pw$k" up
+	ip -n "$CNI_FABRIC" addr add "10.100.$k.254/24" dev "pw$k"
+	ip -n "$CNI_FABRIC" addr add "10.110.$k.254/24" dev "pw$k"
+	rail_pools+=", { \"name\": \"rail$k\", \"subnet\": \"10.100.$k.0/24\", \"gateway\": \"10.100.$k.254\", \"masters\": [\"pr$k\"] }"
+done
 cni_node_config "$CNI_CONFIG" monitor \
-	'{ "name": "bench-v4", "subnet": "10.84.0.0/22", "gateway": "10.84.3.254", "masters": ["ra0"] }' \
+	'{ "name": "bench-v4", "subnet": "10.84.0.0/22", "gateway": "10.84.3.254", "masters": ["ra0"] }'"$rail_pools" \
 	"{ \"store\": \"sqlite\", \"path\": \"$CNI_TMP/ipam.db\" }"
+# rdmanetd manages the pod's rails too
+jq --argjson n "$RAILS" '.masters += [range($n) | {ifname: "pr\(.)", policy: "monitor"}]' \
+	"$CNI_CONFIG" >"$CNI_CONFIG.new" && mv "$CNI_CONFIG.new" "$CNI_CONFIG"
 cni_agent_start "$CNI_CONFIG" || fail "rdmanetd did not start"
+# the runtime's environment names the node config (cni_bench_run passes it on)
+export RDMANET_CONFIG=$CNI_CONFIG
 
 cni_netconf "$CNI_TMP/rn.json" 1.0.0 bench \
 	'{"master": "ra0", "ippools": {"ipv4": ["bench-v4"]}}'
@@ -81,12 +108,17 @@ row "reference macvlan + host-local" "$ref"
 row "rdmanet, checks on (as shipped)" "$rn"
 row "rdmanet, conflict and gateway checks off" "$rn0"
 ratio() { jq -n --argjson a "$1" --argjson b "$2" "\$a.$3 / \$b.$3 * 1000 | round / 1000"; }
-printf '  ratio rdmanet/reference, ADD+DEL: median %s (checks on), %s (checks off); p99 %s / %s  [target <= 0.5]\n' \
+WINDOW=$(jq '.ipConflictCheck.timeoutMs // 50' "$CNI_TMP/rn.json")
+printf '  ratio rdmanet/reference, ADD+DEL: median %s (checks on), %s (checks off); p99 %s / %s\n' \
 	"$(ratio "$rn" "$ref" add_del.median_ms)" "$(ratio "$rn0" "$ref" add_del.median_ms)" \
 	"$(ratio "$rn" "$ref" add_del.p99_ms)" "$(ratio "$rn0" "$ref" add_del.p99_ms)"
-printf '  ratio ADD alone: %s (checks on), %s (checks off); DEL alone: %s\n' \
-	"$(ratio "$rn" "$ref" add.median_ms)" "$(ratio "$rn0" "$ref" add.median_ms)" \
-	"$(ratio "$rn0" "$ref" del.median_ms)"
+printf '  ADD, checks off: %6.2f ms = %s x the reference ADD  [target <= 0.5]\n' \
+	"$(jq .add.median_ms <<<"$rn0")" "$(ratio "$rn0" "$ref" add.median_ms)"
+printf '  ADD, checks on:  %6.2f ms (probe window %s ms)  [target <= window + 10 = %s ms]\n' \
+	"$(jq .add.median_ms <<<"$rn")" "$WINDOW" "$((WINDOW + 10))"
+printf '  DEL: %6.2f ms (checks on), %6.2f ms (off) = %s / %s x the reference DEL  [target <= 1.0]\n' \
+	"$(jq .del.median_ms <<<"$rn")" "$(jq .del.median_ms <<<"$rn0")" \
+	"$(ratio "$rn" "$ref" del.median_ms)" "$(ratio "$rn0" "$ref" del.median_ms)"
 # the kernel's part of DEL, the same for both plugins: deleting a macvlan
 # (netdev unregister waits for RCU) timed with nothing else around it
 ip netns add "$CNI_PFX-k" && CNI_NS_LIST+=("$CNI_PFX-k")
@@ -98,6 +130,35 @@ for i in $(seq 20); do
 done
 kernel_del=$(printf '%s\n' "${kdel[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
 printf '  the kernel alone deleting such a macvlan (in every DEL of both): median %.2f ms\n' "$kernel_del"
+echo "An 8-rail pod: 8 networks, 8 sequential ADDs (as Multus does), then the DELs ($POD_ROUNDS rounds)"
+jq -n --argjson n "$RAILS" '[range($n) | {cniVersion: "1.0.0", name: "rail\(.)", type: "rdmanet",
+	master: "pr\(.)", ippools: {ipv4: ["rail\(.)"]}}]' >"$CNI_TMP/pod-rn.json"
+jq '[.[] | . + {gatewayCheck: false, ipConflictCheck: false}]' "$CNI_TMP/pod-rn.json" \
+	>"$CNI_TMP/pod-rn0.json"
+# the reference: a macvlan on each rail and host-local (no default route:
+# a pod has one, on its primary interface)
+jq -n --argjson n "$RAILS" --arg dir "$CNI_TMP/host-local-pod" '[range($n) | {cniVersion: "1.0.0",
+	name: "ref\(.)", type: "macvlan", master: "pr\(.)", mode: "bridge",
+	ipam: {type: "host-local", dataDir: $dir,
+	       ranges: [[{subnet: "10.110.\(.).0/24", gateway: "10.110.\(.).254"}]]}}]' \
+	>"$CNI_TMP/pod-ref.json"
+pod=$(cni_in node "$RUNNER" --mode pod --count "$POD_ROUNDS" --netns /run/netns/"$CNI_PFX-c" \
+	--cni-path "$REF" \
+	--plugin "$REF/macvlan" --conf "$CNI_TMP/pod-ref.json" --label ref \
+	--plugin "$CNI_BIN" --conf "$CNI_TMP/pod-rn.json" --label rn \
+	--plugin "$CNI_BIN" --conf "$CNI_TMP/pod-rn0.json" --label rn0 2>>"$CNI_TMP/bench.err")
+pod_ref=$(jq -c .ref <<<"$pod")
+pod_rn=$(jq -c .rn <<<"$pod")
+pod_rn0=$(jq -c .rn0 <<<"$pod")
+prow() { printf '  %-44s ADD %7.2f ms  DEL %7.2f ms  (p99 ADD %7.2f)  failed %s\n' "$1" \
+	"$(jq .add.median_ms <<<"$2")" "$(jq .del.median_ms <<<"$2")" \
+	"$(jq .add.p99_ms <<<"$2")" "$(jq .failed <<<"$2")"; }
+prow "reference macvlan + host-local, 8 rails" "$pod_ref"
+prow "rdmanet, checks on (as shipped), 8 rails" "$pod_rn"
+prow "rdmanet, checks off, 8 rails" "$pod_rn0"
+printf '  whole-pod ADD ratio rdmanet/reference: %s (checks on), %s (checks off)\n' \
+	"$(ratio "$pod_rn" "$pod_ref" add.median_ms)" "$(ratio "$pod_rn0" "$pod_ref" add.median_ms)"
+
 echo "1,000 pod interfaces on one node ($PODS pods, checks on)"
 for ((i = 0; i < PODS; i++)); do
 	ip netns add "$CNI_PFX-s$i" || fail "netns $i"
@@ -131,13 +192,28 @@ done
 
 jq -n --argjson ref "$ref" --argjson rn "$rn" --argjson rn0 "$rn0" --argjson kdel "$kernel_del" \
 	--argjson s1 "${scale[1]}" --argjson s8 "${scale[8]}" --argjson cycles "$CYCLES" \
-	--argjson pods "$PODS" '{cni: {
+	--argjson pods "$PODS" --argjson pod_ref "$pod_ref" --argjson pod_rn "$pod_rn" \
+	--argjson pod_rn0 "$pod_rn0" --argjson window "$WINDOW" --argjson pod_rounds "$POD_ROUNDS" \
+	'{cni: {
 	  add_del: {cycles: $cycles, reference_macvlan_host_local: $ref,
 		    rdmanet_checks_on: $rn, rdmanet_checks_off: $rn0,
 		    ratio_median_checks_on: ($rn.add_del.median_ms / $ref.add_del.median_ms),
 		    ratio_median_checks_off: ($rn0.add_del.median_ms / $ref.add_del.median_ms),
 		    ratio_p99_checks_on: ($rn.add_del.p99_ms / $ref.add_del.p99_ms),
 		    ratio_p99_checks_off: ($rn0.add_del.p99_ms / $ref.add_del.p99_ms),
-		    target_ratio: 0.5, kernel_macvlan_delete_median_ms: $kdel},
+		    kernel_macvlan_delete_median_ms: $kdel,
+		    add_checks_off_over_reference_add: ($rn0.add.median_ms / $ref.add.median_ms),
+		    add_checks_on_ms: $rn.add.median_ms, probe_window_ms: $window,
+		    del_over_reference_del: ($rn.del.median_ms / $ref.del.median_ms),
+		    del_checks_off_over_reference_del: ($rn0.del.median_ms / $ref.del.median_ms),
+		    targets: {add_checks_off_over_reference_max: 0.5,
+			      add_checks_on_max_ms: ($window + 10), del_over_reference_max: 1.0,
+			      met: {add_checks_off: ($rn0.add.median_ms / $ref.add.median_ms <= 0.5),
+				    add_checks_on: ($rn.add.median_ms <= $window + 10),
+				    del: ($rn.del.median_ms / $ref.del.median_ms <= 1.0)}}},
+	  pod_8_rails: {rounds: $pod_rounds, reference_macvlan_host_local: $pod_ref,
+			rdmanet_checks_on: $pod_rn, rdmanet_checks_off: $pod_rn0,
+			add_ratio_checks_on: ($pod_rn.add.median_ms / $pod_ref.add.median_ms),
+			add_ratio_checks_off: ($pod_rn0.add.median_ms / $pod_ref.add.median_ms)},
 	  scale: {pods: $pods, sequential: $s1, parallel_8: $s8}}}' >"$RN_BENCH_OUT/cni.json"
 echo "wrote $RN_BENCH_OUT/cni.json"

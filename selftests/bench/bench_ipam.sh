@@ -8,6 +8,10 @@
 #     synchronous=FULL): the raw durable-transaction limit of this disk;
 #   - the raw single-client compare-and-swap transaction rate of the same
 #     etcd cluster, through the same gateway and HTTP client;
+#   - cold, one process per operation as a CNI plugin runs (exec, open,
+#     allocate, exit): `rdmanetctl ip allocate` on etcd against the raw
+#     per-process CAS rate (ipam_etcd_raw doing one transaction per
+#     process) of the same cluster, interleaved round by round;
 #   - the reference host-local IPAM plugin (containernetworking-plugins),
 #     driven as a runtime drives it (env vars + stdin, one process per
 #     ADD/DEL), against the same work through rdmanetctl (one process per
@@ -106,8 +110,21 @@ if ! command -v etcd >/dev/null || ! etcd_cluster_start "$DIR/etcd" 3; then
 	echo "bench: no etcd cluster; etcd figures are 0" >&2
 	ET_OK=0
 fi
-declare -a raw_et ea1 er1 ea8 er8
+declare -a raw_et ea1 er1 ea8 er8 raw_cold rn_cold
 ET_FILL=0
+COLD_N=${BENCH_COLD_N:-100}
+# cold_rate CMD...: COLD_N processes one after another ("{}" in the
+# arguments becomes the round's index), processes per second
+cold_rate() {
+	local t0 t1 i args
+	t0=$(now_ms)
+	for ((i = 0; i < COLD_N; i++)); do
+		args=("${@//\{\}/$i}")
+		"${args[@]}" >/dev/null || { echo "bench: cold $1 failed" >&2; return 1; }
+	done
+	t1=$(now_ms)
+	rate "$COLD_N" "$(awk -v ms=$((t1 - t0)) 'BEGIN { print ms / 1000 }')"
+}
 if [ $ET_OK = 1 ]; then
 	for ((r = 1; r <= REPS; r++)); do
 		raw_et+=("$("$RN_BUILD/bench/ipam_etcd_raw" "$ETCD_URLS" 1000 "/raw$r" | jq .per_s)")
@@ -118,6 +135,11 @@ if [ $ET_OK = 1 ]; then
 		etcd_config "$DIR/e8-$r.json" "/b8-$r" 10.66.0.0/18
 		ea8+=("$(parallel "$DIR/e8-$r.json" 8 150 alloc p)")
 		er8+=("$(parallel "$DIR/e8-$r.json" 8 150 release p)")
+		etcd_config "$DIR/ec-$r.json" "/bc-$r" 10.66.0.0/18
+		"$CTL" -c "$DIR/ec-$r.json" pool sync >/dev/null
+		raw_cold+=("$(cold_rate "$RN_BUILD/bench/ipam_etcd_raw" "$ETCD_URLS" 1 "/rawc$r/{}")")
+		rn_cold+=("$(cold_rate "$CTL" -c "$DIR/ec-$r.json" ip allocate --container-id "c{}" \
+			--ifname net1 --pool bench)")
 	done
 	etcd_config "$DIR/ef.json" /fill 10.67.0.0/20
 	ET_FILL=$("$STRESS" -c "$DIR/ef.json" -p bench -n 4094 -i fill | jq .alloc_s)
@@ -128,10 +150,16 @@ ET_R1=$(printf '%s\n' "${er1[@]:-0}" | median)
 ET_A8=$(printf '%s\n' "${ea8[@]:-0}" | median)
 ET_R8=$(printf '%s\n' "${er8[@]:-0}" | median)
 ET_RATIO=$(awk -v a="$ET_A1" -v b="$ET_RAW" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
+ET_RAW_COLD=$(printf '%s\n' "${raw_cold[@]:-0}" | median)
+ET_COLD=$(printf '%s\n' "${rn_cold[@]:-0}" | median)
+ET_COLD_RATIO=$(awk -v a="$ET_COLD" -v b="$ET_RAW_COLD" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
 printf '  %-44s %10s\n' "raw single-client CAS txn/s" "$ET_RAW" \
 	"allocations/s, 1 client" "$ET_A1" "releases/s, 1 client" "$ET_R1" \
 	"allocations/s, 8 clients" "$ET_A8" "releases/s, 8 clients" "$ET_R8" \
-	"whole /20 (4094) from empty (s)" "$ET_FILL" "allocations / raw CAS (1 client)" "$ET_RATIO"
+	"whole /20 (4094) from empty (s)" "$ET_FILL" "allocations / raw CAS (1 client)" "$ET_RATIO" \
+	"raw CAS, one process each (processes/s)" "$ET_RAW_COLD" \
+	"allocations, one process each (cold, /s)" "$ET_COLD" \
+	"cold allocations / cold raw CAS [>= 0.5]" "$ET_COLD_RATIO"
 etcd_cluster_stop
 
 echo "== IPAM: one process per operation, rdmanetctl vs the reference host-local plugin"
@@ -194,12 +222,14 @@ jq -n \
 	--argjson sq_ratio "$SQ_RATIO" \
 	--argjson et_raw "$ET_RAW" --argjson et_a1 "$ET_A1" --argjson et_r1 "$ET_R1" \
 	--argjson et_a8 "$ET_A8" --argjson et_r8 "$ET_R8" --argjson et_fill "$ET_FILL" \
-	--argjson et_ratio "$ET_RATIO" \
+	--argjson et_ratio "$ET_RATIO" --argjson et_raw_cold "$ET_RAW_COLD" \
+	--argjson et_cold "$ET_COLD" --argjson et_cold_ratio "$ET_COLD_RATIO" \
 	--argjson hl_add "$HL_ADD" --argjson hl_del "$HL_DEL" --argjson hl_rate "$HL_RATE" \
 	--argjson rn_add "$RN_ADD" --argjson rn_del "$RN_DEL" --argjson peer "$PEER" \
 	--argjson reps "$REPS" \
 	--argjson t_sq "$(met "$SQ_A1" 2000)" --argjson t_sq_ratio "$SQ_RAW_OK" \
 	--argjson t_et "$(met "$ET_A1" 300)" --argjson t_et_ratio "$(met "$ET_RATIO" 0.5)" \
+	--argjson t_et_cold "$(met "$ET_COLD_RATIO" 0.5)" \
 	'{ ipam: {
 	     runs_per_figure: $reps,
 	     sqlite: { raw_insert_txn_per_s: $sq_raw,
@@ -209,14 +239,18 @@ jq -n \
 	     etcd: { raw_cas_txn_per_s: $et_raw,
 	             allocs_per_s_1client: $et_a1, releases_per_s_1client: $et_r1,
 	             allocs_per_s_8clients: $et_a8, releases_per_s_8clients: $et_r8,
-	             fill_slash20_s: $et_fill, allocs_over_raw_cas: $et_ratio },
+	             fill_slash20_s: $et_fill, allocs_over_raw_cas: $et_ratio,
+	             cold_per_process: { raw_cas_per_s: $et_raw_cold, allocs_per_s: $et_cold,
+	                                 allocs_over_raw_cas: $et_cold_ratio } },
 	     per_process: { host_local_add_ms: $hl_add, host_local_del_ms: $hl_del,
 	                    host_local_adds_per_s: $hl_rate,
 	                    rdmanetctl_allocate_ms: $rn_add, rdmanetctl_release_ms: $rn_del,
 	                    rdmanet_over_host_local: $peer },
 	     targets: { sqlite_allocs_per_s_min: 2000, sqlite_over_raw_min: 0.25,
 	                etcd_allocs_per_s_min: 300, etcd_over_raw_cas_min: 0.5,
+	                etcd_cold_over_raw_cold_min: 0.5,
 	                met: { sqlite_allocs_per_s: $t_sq, sqlite_over_raw: $t_sq_ratio,
-	                       etcd_allocs_per_s: $t_et, etcd_over_raw_cas: $t_et_ratio } } } }' \
+	                       etcd_allocs_per_s: $t_et, etcd_over_raw_cas: $t_et_ratio,
+	                       etcd_cold_over_raw_cold: $t_et_cold } } } }' \
 	>"$RN_BENCH_OUT/ipam.json"
 echo "wrote $RN_BENCH_OUT/ipam.json"

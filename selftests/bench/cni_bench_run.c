@@ -16,6 +16,12 @@
  * of net1 in PREFIX0 .. PREFIX<N-1> with the first plugin, by P processes at
  * once; the wall time of the whole run and every failure are reported.
  *
+ * MODE pod: as cycle, but each --conf holds a JSON array of network configs
+ * (one per rail, as a pod's NetworkAttachmentDefinitions): in each round
+ * every plugin does the ADDs of net1..netK one after another in the netns
+ * PREFIX0, as Multus does, then their DELs in reverse order; "add" is the
+ * whole pod's ADD time, "del" its DEL time.
+ *
  *   cni_bench_run --mode link-del --ifname NAME
  *
  * deletes link NAME of the current netns over rtnetlink and prints how long
@@ -27,6 +33,7 @@
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +47,7 @@
 #define MAX_PLUGINS 4
 
 struct opts {
-	const char *plugin, *netns, *mode, *cni_path, *id_prefix;
+	const char *plugin, *netns, *mode, *cni_path, *id_prefix, *ifname;
 	int count, parallel;
 	int n_plugins;
 	const char *plugins[MAX_PLUGINS], *conf_files[MAX_PLUGINS], *labels[MAX_PLUGINS];
@@ -62,15 +69,22 @@ static double now_ms(void)
 
 static void set_env(const struct opts *o, const char *cmd, int i)
 {
-	char v[512];
+	const char *node = getenv("RDMANET_CONFIG");
+	char v[512], node_config[512];
 
+	/* the node config is the runtime's to name (the plugin takes host paths
+	 * from nowhere else): pass ours through */
+	snprintf(node_config, sizeof(node_config), "%s", node ? node : "");
 	clearenv();
+	if (node_config[0])
+		setenv("RDMANET_CONFIG", node_config, 1);
 	setenv("CNI_COMMAND", cmd, 1);
 	snprintf(v, sizeof(v), "%s%d", o->id_prefix, i);
 	setenv("CNI_CONTAINERID", v, 1);
-	snprintf(v, sizeof(v), "%s%d", o->netns, !strcmp(o->mode, "cycle") ? 0 : i);
+	snprintf(v, sizeof(v), "%s%d", o->netns,
+		 !strcmp(o->mode, "cycle") || !strcmp(o->mode, "pod") ? 0 : i);
 	setenv("CNI_NETNS", v, 1);
-	setenv("CNI_IFNAME", "net1", 1);
+	setenv("CNI_IFNAME", o->ifname ? o->ifname : "net1", 1);
 	setenv("CNI_PATH", o->cni_path, 1);
 	snprintf(v, sizeof(v), "IgnoreUnknown=1;K8S_POD_NAMESPACE=bench;K8S_POD_NAME=%s%d",
 		 o->id_prefix, i);
@@ -206,8 +220,83 @@ static int one_cycle(const struct opts *o, const char *conf, int i, struct serie
 	return 0;
 }
 
+#define POD_MAX_RAILS 16
+
+/* One pod: ADD net1..netK, then DEL them in reverse, each with its result. */
+static int one_pod(struct opts *o, const char *confs, int i, struct series *s)
+{
+	json_t *list = json_loads(confs, 0, NULL);
+	struct call a[POD_MAX_RAILS] = { { 0 } }, d = { 0 };
+	char ifname[16];
+	double add = 0, del = 0;
+	size_t k = 0, n = json_array_size(list);
+	bool failed = false;
+	int rc = -1;
+
+	if (!n || n > POD_MAX_RAILS)
+		goto out;
+	for (k = 0; k < n; k++) {
+		char *conf = json_dumps(json_array_get(list, k), JSON_COMPACT);
+
+		snprintf(ifname, sizeof(ifname), "net%zu", k + 1);
+		o->ifname = ifname;
+		if (!conf || run(o, "ADD", i, conf, &a[k])) {
+			free(conf);
+			goto out;
+		}
+		free(conf);
+		add += a[k].ms;
+		if (a[k].status) {
+			failed = true;
+			if (!s->first_error)
+				s->first_error = json_string(a[k].out);
+			k++;
+			break;
+		}
+	}
+	while (k-- > 0) {
+		char *conf = json_dumps(json_array_get(list, k), JSON_COMPACT);
+		char *dconf = conf && !a[k].status ? with_prev(conf, a[k].out) : conf;
+
+		snprintf(ifname, sizeof(ifname), "net%zu", k + 1);
+		o->ifname = ifname;
+		if (!dconf || run(o, "DEL", i, dconf, &d)) {
+			if (dconf != conf)
+				free(dconf);
+			free(conf);
+			goto out;
+		}
+		if (dconf != conf)
+			free(dconf);
+		free(conf);
+		del += d.ms;
+		if (d.status && !failed) {
+			failed = true;
+			if (!s->first_error)
+				s->first_error = json_string(d.out);
+		}
+		free(d.out);
+		d.out = NULL;
+	}
+	if (failed) {
+		s->failed++;
+	} else {
+		s->add[s->n] = add;
+		s->del[s->n] = del;
+		s->both[s->n++] = add + del;
+	}
+	rc = 0;
+out:
+	for (size_t j = 0; j < n && j < POD_MAX_RAILS; j++)
+		free(a[j].out);
+	o->ifname = NULL;
+	json_decref(list);
+	return rc;
+}
+
 static int cycle(struct opts *o, char *const *confs)
 {
+	bool pod = !strcmp(o->mode, "pod");
 	struct series s[MAX_PLUGINS] = { 0 };
 	json_t *res = json_object();
 
@@ -223,7 +312,8 @@ static int cycle(struct opts *o, char *const *confs)
 			/* each plugin its own container ids: no two share a record */
 			o->plugin = o->plugins[p];
 			o->id_prefix = o->labels[p];
-			if (one_cycle(o, confs[p], i, &s[p]))
+			if (pod ? one_pod(o, confs[p], i, &s[p]) :
+				  one_cycle(o, confs[p], i, &s[p]))
 				return 1;
 		}
 	}
@@ -388,7 +478,7 @@ int main(int argc, char **argv)
 	if (!o.n_plugins || n_conf != o.n_plugins || !o.netns || !o.mode || o.count < 1 ||
 	    o.parallel < 1) {
 		fprintf(stderr, "usage: cni_bench_run --plugin PATH --conf FILE [--label NAME] ... "
-			"--netns PREFIX --mode cycle|attach|detach [--count N] [--parallel P]\n");
+			"--netns PREFIX --mode cycle|pod|attach|detach [--count N] [--parallel P]\n");
 		return 2;
 	}
 	for (int p = 0; p < o.n_plugins; p++)
@@ -396,7 +486,8 @@ int main(int argc, char **argv)
 			goto out;
 	signal(SIGPIPE, SIG_IGN);
 	o.plugin = o.plugins[0];
-	rc = !strcmp(o.mode, "cycle") ? cycle(&o, confs) : many(&o, confs[0]);
+	rc = !strcmp(o.mode, "cycle") || !strcmp(o.mode, "pod") ? cycle(&o, confs) :
+								   many(&o, confs[0]);
 out:
 	for (int p = 0; p < o.n_plugins; p++)
 		free(confs[p]);

@@ -87,6 +87,7 @@ cni_node_config() {
   "masters": [ { "ifname": "ra0", "policy": "$policy" }, { "ifname": "rb0", "policy": "$policy" } ],
   "textfile": { "dir": "$CNI_TMP/textfile", "interval_s": 0 },
   "bpf": { "pin_dir": "$CNI_PIN" },
+  "cni": { "state_dir": "$CNI_STATE", "allowed_dscp": [26, 34] },
   "ipam": $ipam,
   "pools": [
     { "name": "railA-v4", "subnet": "10.81.0.0/24", "ips": ["10.81.0.10-10.81.0.39"],
@@ -119,19 +120,19 @@ cni_pod_up() {
 }
 
 # cni_netconf FILE VERSION NAME JSON: the plugin config a runtime derives
-# from a NetworkAttachmentDefinition (stateDir and configFile point here)
+# from a NetworkAttachmentDefinition (host paths are the node's: RDMANET_CONFIG
+# in the runtime's environment, cni.state_dir in the node config)
 cni_netconf() {
-	jq -n --arg v "$2" --arg n "$3" --arg cf "$CNI_CONFIG" --arg sd "$CNI_STATE" \
-		--argjson x "$4" \
-		'{cniVersion: $v, name: $n, type: "rdmanet", configFile: $cf, stateDir: $sd} + $x' \
-		>"$1"
+	jq -n --arg v "$2" --arg n "$3" --argjson x "$4" \
+		'{cniVersion: $v, name: $n, type: "rdmanet"} + $x' >"$1"
 }
 
 # cni_run CMD CONF CID IFNAME NETNS [CNI_ARGS]: empty CID/IFNAME/NETNS are
-# left out of the environment; RDMANET_CNI_FAULT passes through; the words
-# of CNI_WRAP (e.g. strace and its options) run the plugin if set
+# left out of the environment; RDMANET_CONFIG is the runtime's ($CNI_RUN_CONFIG,
+# else $CNI_CONFIG); RDMANET_CNI_FAULT passes through; the words of CNI_WRAP
+# (e.g. strace and its options) run the plugin if set
 cni_run() {
-	local env=(CNI_COMMAND="$1" CNI_PATH=/usr/lib/cni)
+	local env=(CNI_COMMAND="$1" CNI_PATH=/usr/lib/cni RDMANET_CONFIG="${CNI_RUN_CONFIG:-$CNI_CONFIG}")
 	[ -n "$3" ] && env+=(CNI_CONTAINERID="$3")
 	[ -n "$4" ] && env+=(CNI_IFNAME="$4")
 	[ -n "$5" ] && env+=(CNI_NETNS="$5")
@@ -185,8 +186,11 @@ cni_stop() {
 	wait "$1" 2>/dev/null
 }
 
+# every master the node config lists (two rails unless a test adds more)
 cni_agent_attached() {
-	[ "$(cni_ctl stats -j 2>/dev/null | jq '[.masters[] | select(.tc != "none")] | length' 2>/dev/null)" = 2 ]
+	local want
+	want=$(jq '.masters | length' "$CNI_CONFIG" 2>/dev/null)
+	[ "$(cni_ctl stats -j 2>/dev/null | jq '[.masters[] | select(.tc != "none")] | length' 2>/dev/null)" = "${want:-2}" ]
 }
 
 cni_agent_start() {
@@ -194,7 +198,7 @@ cni_agent_start() {
 		>>"$CNI_TMP/agent.log" 2>&1 &
 	CNI_AGENT_PID=$!
 	cni_wait "$CNI_AGENT_PID" cni_agent_attached && return 0
-	echo "# agent did not attach to both rails; log:" && sed 's/^/# /' "$CNI_TMP/agent.log"
+	echo "# agent did not attach to every rail; log:" && sed 's/^/# /' "$CNI_TMP/agent.log"
 	return 1
 }
 

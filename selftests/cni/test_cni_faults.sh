@@ -31,11 +31,13 @@ clean() {
 }
 CLEAN="||0||$node_links0"
 
-# add_killed STEP CID POD: an ADD stopped at STEP, then killed with SIGKILL
-add_killed() {
-	local pid bg
-	RDMANET_CNI_FAULT=stop@$1 cni_run ADD "$CNI_TMP/net.json" "$2" net1 /run/netns/"$CNI_PFX-$3" &
-	bg=$!
+# add_stopped STEP CID POD: an ADD stopped at STEP (its answer goes to
+# $CNI_TMP/bg.out); sets STOPPED_PID (the plugin) and STOPPED_BG (the job)
+add_stopped() {
+	local pid=
+	(CNI_OUT=$CNI_TMP/bg.out CNI_ERR=$CNI_TMP/bg.err RDMANET_CNI_FAULT=stop@$1 \
+		cni_run ADD "$CNI_TMP/net.json" "$2" net1 /run/netns/"$CNI_PFX-$3") &
+	STOPPED_BG=$!
 	# the plugin's pid: the process running our binary with this fault and container
 	for _ in $(seq 200); do
 		for p in $(pgrep -x rdmanet); do
@@ -45,12 +47,19 @@ add_killed() {
 		[ -n "$pid" ] && break
 		sleep 0.02
 	done
+	STOPPED_PID=$pid
 	if [ -z "$pid" ] || ! cni_wait_stopped "$pid"; then
-		wait "$bg"
+		wait "$STOPPED_BG"
 		return 1
 	fi
-	kill -9 "$pid"
-	wait "$bg"
+	return 0
+}
+
+# add_killed STEP CID POD: an ADD stopped at STEP, then killed with SIGKILL
+add_killed() {
+	add_stopped "$@" || return 1
+	kill -9 "$STOPPED_PID"
+	wait "$STOPPED_BG"
 	return 0
 }
 
@@ -132,6 +141,32 @@ check_eq "  and kept the valid attachment (link, addresses, registration)" \
 	"1 2 1"
 cni_run DEL "$CNI_TMP/net.json" c-keep net1 /run/netns/"$CNI_PFX-keep"
 
+# --- GC while an ADD is still running: never collected --------------------------------
+# (stopped before it allocates, as when it waits for the store's writer lock
+# on a busy node, and after; the runtime's list does not have it yet)
+for step in recorded allocated; do
+	cni_pod_up "f$step" >/dev/null
+	check "ADD stopped at $step" add_stopped "$step" "c-f$step" "f$step"
+	held_before=$(cni_held "c-f$step" net1)
+	cni_run GC "$CNI_TMP/gc.json" "" "" ""
+	cni_check_ok "  GC meanwhile succeeds"
+	check "  and leaves the running ADD's record" test -e "$CNI_STATE/faults/c-f$step:net1"
+	check_eq "  and its addresses" "$(cni_held "c-f$step" net1)" "$held_before"
+	kill -CONT "$STOPPED_PID"
+	wait "$STOPPED_BG"
+	check_eq "  the ADD then succeeds" "$?" 0
+	got=$(jq -r '[.ips[].address | sub("/.*"; "")] | sort | join(",")' "$CNI_TMP/bg.out" 2>/dev/null)
+	check "  with addresses" test -n "$got"
+	check_eq "  which the store holds for it (nobody else can get them)" \
+		"$(cni_held "c-f$step" net1)" "$got"
+	check "  its record complete" \
+		jq -e .complete "$CNI_STATE/faults/c-f$step:net1"
+	cni_run DEL "$CNI_TMP/net.json" "c-f$step" net1 /run/netns/"$CNI_PFX-f$step"
+	check_eq "  DEL: nothing left, lock file gone too" \
+		"$(clean "c-f$step" net1 "f$step")|$(find "$CNI_STATE/faults" -name "*c-f$step*" | wc -l)" \
+		"$CLEAN|0"
+done
+
 # --- the netns vanishes while ADD runs ----------------------------------------------
 for step in created registered; do
 	cni_pod_up "v$step" >/dev/null
@@ -171,9 +206,12 @@ done
 jq '. + {"mastres": []}' "$CNI_TMP/node.good" >"$CNI_CONFIG"
 cni_run DEL "$CNI_TMP/net.json" c-nkey net1 /run/netns/"$CNI_PFX-nkey"
 cni_check_error 7 "DEL with an unknown key in the node config: 7, so the runtime retries it"
-check "  naming the key, saying the addresses stay" \
-	grep -q 'mastres.*|.*addresses stay allocated until a DEL can read the config' \
+check "  saying the addresses stay" \
+	grep -q 'addresses stay allocated until a DEL can read the config' \
 	<<<"$(jq -r '"\(.msg) | \(.details)"' "$CNI_OUT")"
+# the answer reaches pod events: the file's content goes to the node's log only
+check "  naming the key in the node's log (stderr), not in the answer" \
+	bash -c "grep -q mastres '$CNI_ERR' && ! grep -q mastres '$CNI_OUT'"
 check_eq "  the pod side is gone all the same (link, addresses, routes, rules)" \
 	"$(cni_pod_leftovers nkey)" ""
 check_eq "  and the registration (the pin dir the file still names)" \
@@ -205,7 +243,9 @@ fi
 cni_agent_stop
 cni_node_config "$CNI_TMP/etcd.json" monitor "" \
 	"{ \"store\": \"etcd\", \"endpoints\": [\"$CNI_ETCD_URL\"], \"prefix\": \"/$CNI_PFX\", \"timeout_s\": 1 }"
-jq --arg cf "$CNI_TMP/etcd.json" '.configFile = $cf' "$CNI_TMP/net.json" >"$CNI_TMP/netetcd.json"
+# the same network on a node whose config (RDMANET_CONFIG) names the etcd store
+cp "$CNI_TMP/net.json" "$CNI_TMP/netetcd.json"
+CNI_RUN_CONFIG=$CNI_TMP/etcd.json
 ns1=$(cni_pod_up e1)
 ns2=$(cni_pod_up e2)
 cni_run ADD "$CNI_TMP/netetcd.json" c-e1 net1 "$ns1"
@@ -235,4 +275,13 @@ check_eq "  released in etcd, pod and records clean" \
 cni_run ADD "$CNI_TMP/netetcd.json" c-e2 net1 "$ns2"
 cni_check_ok "etcd back: ADD succeeds"
 cni_run DEL "$CNI_TMP/netetcd.json" c-e2 net1 "$ns2"
+
+# --- a store that cannot be opened for another reason: DEL still says "try again" -----
+# (any answer but 11 makes the runtime give up on a DEL whose addresses may be held)
+: >"$CNI_TMP/not-a-dir"
+cni_node_config "$CNI_TMP/broken-store.json" monitor "" \
+	"{ \"store\": \"sqlite\", \"path\": \"$CNI_TMP/not-a-dir/ipam.db\" }"
+CNI_RUN_CONFIG=$CNI_TMP/broken-store.json
+cni_run DEL "$CNI_TMP/net.json" c-e3 net1 ""
+cni_check_error 11 "store cannot be opened (its directory is a file): DEL answers 11"
 tap_done

@@ -61,6 +61,39 @@ check "writer queue holder killed (SIGKILL): allocation succeeds" \
 ms=$(($(date +%s%3N) - t0))
 check_range "... at once, ms" "$ms" 0 800
 
+# --- the lock file of a crash image: a copy taken while the queue was held,
+# put back after its holder is gone (what a machine that crashed mid-write
+# finds on its disk after the reboot) must not hold anyone up ---------------
+"$RN_BUILD/tools/ipam_sqlite_hold" "$DIR/ipam.db" 30 queue >"$DIR/img.out" &
+hold=$!
+for _ in $(seq 50); do grep -q locked "$DIR/img.out" 2>/dev/null && break; sleep 0.1; done
+cp "$DIR/ipam.db.lock" "$DIR/lock.image"
+kill -KILL "$hold"
+wait "$hold" 2>/dev/null
+cp "$DIR/lock.image" "$DIR/ipam.db.lock"
+check "lock file restored from a crash image: allocation succeeds" \
+	"$CTL" -c "$DIR/short.json" ip allocate --container-id img1 --ifname net1 --pool lock
+check "  and the next one too" \
+	"$CTL" -c "$DIR/short.json" ip allocate --container-id img2 --ifname net1 --pool lock
+
+# --- root-only: the store, its WAL and shared memory, its lock -----------------
+# (a reader keeps the database open: SQLite removes -wal and -shm at the last close)
+"$RN_BUILD/tools/ipam_sqlite_hold" "$DIR/ipam.db" 60 open >"$DIR/open.out" &
+reader=$!
+for _ in $(seq 50); do grep -q locked "$DIR/open.out" 2>/dev/null && break; sleep 0.1; done
+"$CTL" -c "$DIR/short.json" ip allocate --container-id mode0 --ifname net1 --pool lock >/dev/null
+modes() { stat -c '%a' "$DIR/ipam.db" "$DIR/ipam.db-wal" "$DIR/ipam.db-shm" "$DIR/ipam.db.lock" | tr '\n' ' '; }
+check_eq "store, WAL, shm and lock file are 0600" "$(modes)" "600 600 600 600 "
+chmod 0644 "$DIR/ipam.db" "$DIR/ipam.db-wal" "$DIR/ipam.db-shm" "$DIR/ipam.db.lock"
+"$CTL" -c "$DIR/short.json" ip allocate --container-id mode1 --ifname net1 --pool lock >/dev/null
+check_eq "  made 0600 again when found 0644 (an older version's files)" "$(modes)" "600 600 600 600 "
+kill "$reader"
+wait "$reader" 2>/dev/null
+sed "s|$DIR/ipam.db|$DIR/fresh/ipam.db|" "$DIR/short.json" >"$DIR/fresh.json"
+(umask 0; "$CTL" -c "$DIR/fresh.json" ip allocate --container-id mode2 --ifname net1 --pool lock >/dev/null)
+check_eq "  a new store under umask 0 is 0600 too" \
+	"$(stat -c '%a' "$DIR/fresh/ipam.db" "$DIR/fresh/ipam.db.lock" | tr '\n' ' ')" "600 600 "
+
 # --- durability settings actually in force -----------------------------------
 check_eq "database is in WAL mode" "$(head -c 20 "$DIR/ipam.db" | od -An -tu1 -j18 -N2 |
 	tr -s ' ')" " 2 2"

@@ -217,9 +217,12 @@ static void test_config_every_field(void **state)
 	assert_true(c.conflict_check.enabled);
 	assert_int_equal(c.conflict_check.timeout_ms, 120);
 	assert_int_equal(c.conflict_check.probes, 3);
-	assert_string_equal(c.config_file, "/tmp/x.json");
-	assert_true(c.config_file_given);
-	assert_string_equal(c.state_dir, "/tmp/st");
+	/* kept to be checked against the node's, never used as paths */
+	assert_string_equal(c.nad_config_file, "/tmp/x.json");
+	assert_string_equal(c.nad_state_dir, "/tmp/st");
+	assert_string_equal(c.config_file, "/etc/rdmanet/config.json");
+	assert_false(c.config_file_given);
+	assert_string_equal(c.state_dir, "/var/lib/rdmanet/cni");
 	assert_non_null(c.valid_attachments);
 	assert_non_null(c.prev_result);
 	cni_netconf_free(&c);
@@ -611,11 +614,13 @@ static void test_record_sweep(void **state)
 }
 
 /* DEL without a loadable node config still unregisters: from the pin dir
- * the file names if it is JSON naming an absolute one, else the default. */
+ * the file names if it is JSON naming an absolute one, else the default;
+ * and reads its record from the state dir found the same way. */
 static void test_pin_dir_fallback(void **state)
 {
 	static const struct { const char *text, *want; } cases[] = {
 		{ "{\"bpf\": {\"pin_dir\": \"/sys/fs/bpf/x\"}, \"mastres\": []}", "/sys/fs/bpf/x" },
+		{ "{\"cni\": {\"state_dir\": \"/sys/fs/bpf/x\"}, \"bpf\": 1}", RN_DEFAULT_PIN_DIR },
 		{ "{\"bpf\": {\"pin_dir\": \"relative\"}}", RN_DEFAULT_PIN_DIR },
 		{ "{\"bpf\": {\"pin_dir\": 5}}", RN_DEFAULT_PIN_DIR },
 		{ "{\"bpf\": [\"/sys/fs/bpf/x\"]}", RN_DEFAULT_PIN_DIR },
@@ -623,7 +628,7 @@ static void test_pin_dir_fallback(void **state)
 		{ "[]", RN_DEFAULT_PIN_DIR },
 		{ NULL, RN_DEFAULT_PIN_DIR },		/* no file */
 	};
-	char path[] = "/tmp/rn-cni-node.XXXXXX", got[PATH_MAX];
+	char path[] = "/tmp/rn-cni-node.XXXXXX", got[PATH_MAX], sdir[PATH_MAX];
 	struct cni_netconf c = { 0 };
 	int fd;
 
@@ -643,8 +648,9 @@ static void test_pin_dir_fallback(void **state)
 		} else {
 			unlink(path);
 		}
-		cni_node_pin_dir_fallback(&c, got, sizeof(got));
+		cni_node_fallback(&c, got, sizeof(got), sdir, sizeof(sdir));
 		assert_string_equal(got, cases[i].want);
+		assert_string_equal(sdir, i == 1 ? "/sys/fs/bpf/x" : RN_DEFAULT_CNI_STATE_DIR);
 	}
 }
 

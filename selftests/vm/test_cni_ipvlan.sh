@@ -17,19 +17,21 @@ node_a() {
 { "node": "node-a", "masters": [ { "ifname": "eth0", "policy": "monitor" } ],
   "textfile": { "dir": "/tmp/prom", "interval_s": 0 }, "bpf": { "pin_dir": "$RN_PIN_VM" },
   "ipam": { "store": "sqlite", "path": "/tmp/ipam.db" },
+  "cni": { "state_dir": "/tmp/cni-state" },
   "pools": [ { "name": "vm-v4", "subnet": "$VM_SUBNET", "ips": ["192.168.77.50-192.168.77.59"],
                "gateway": "$VM_PEER_IP", "masters": ["eth0"] } ] }
 JSON
 	cat >$net <<JSON
 { "cniVersion": "1.1.0", "name": "rail-vm", "type": "rdmanet", "mode": "ipvlan",
-  "master": "eth0", "ippools": { "ipv4": ["vm-v4"] },
-  "configFile": "/tmp/node.json", "stateDir": "/tmp/cni-state" }
+  "master": "eth0", "ippools": { "ipv4": ["vm-v4"] } }
 JSON
 	check "rdmanetd --once attaches to eth0 and pins its maps" \
 		"$RN_BUILD/bin/rdmanetd" --once --config /tmp/node.json
 	ip netns add "$POD"
 	ip -n "$POD" link set lo up
-	env=(CNI_CONTAINERID=c-vm CNI_IFNAME=net1 CNI_NETNS=/run/netns/$POD CNI_PATH=/opt/cni/bin
+	# host paths are the node's: RDMANET_CONFIG in the runtime's environment
+	env=(RDMANET_CONFIG=/tmp/node.json CNI_CONTAINERID=c-vm CNI_IFNAME=net1
+	     CNI_NETNS=/run/netns/$POD CNI_PATH=/opt/cni/bin
 	     "CNI_ARGS=IgnoreUnknown=1;K8S_POD_NAMESPACE=vm;K8S_POD_NAME=pod1")
 	env -i CNI_COMMAND=ADD "${env[@]}" "$cni" <$net >$out 2>/tmp/add.err
 	check_eq "ADD (ipvlan l2, conflict and gateway checks against node-b) exits 0" $? 0

@@ -80,3 +80,36 @@ int cni_addr_present(struct nl_sock *pod, int ifindex, const struct rn_prefix *p
 	*found = ctx.found;
 	return 0;
 }
+
+struct list_ctx {
+	int ifindex, n, max;
+	struct rn_addr *out;
+};
+
+static void add_addr(struct nl_object *obj, void *arg)
+{
+	struct rtnl_addr *a = (struct rtnl_addr *)obj;
+	struct list_ctx *ctx = arg;
+	struct rn_prefix got;
+
+	if (rtnl_addr_get_ifindex(a) != ctx->ifindex || ctx->n >= ctx->max ||
+	    !cni_from_nl_addr(rtnl_addr_get_local(a), &got))
+		return;
+	if (got.addr.family == AF_INET6 && got.addr.b[0] == 0xfe && (got.addr.b[1] & 0xc0) == 0x80)
+		return;
+	ctx->out[ctx->n++] = got.addr;
+}
+
+int cni_addr_list(struct nl_sock *pod, int ifindex, struct rn_addr *out, int max,
+		  struct rn_error *e)
+{
+	struct list_ctx ctx = { ifindex, 0, max, out };
+	struct nl_cache *cache;
+	int err = rtnl_addr_alloc_cache(pod, &cache);
+
+	if (err < 0)
+		return rn_fail(e, cni_nl_errno(err), "dump addresses: %s", nl_geterror(err));
+	nl_cache_foreach(cache, add_addr, &ctx);
+	nl_cache_free(cache);
+	return ctx.n;
+}

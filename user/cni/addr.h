@@ -17,4 +17,9 @@ int cni_addr_add(struct nl_sock *pod, int ifindex, const struct rn_prefix *p,
 int cni_addr_present(struct nl_sock *pod, int ifindex, const struct rn_prefix *p, bool *found,
 		     struct rn_error *e);
 
+/* Up to max addresses of ifindex (IPv6 link-local ones left out). Returns
+ * how many, or < 0. */
+int cni_addr_list(struct nl_sock *pod, int ifindex, struct rn_addr *out, int max,
+		  struct rn_error *e);
+
 #endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* ADD: check, record, allocate, create the link in the pod netns, probe,
+/* ADD: check, lock the attachment, record, allocate, create the link in the pod netns, probe,
  * address, route, register, record again, answer. Any failure undoes all
  * of it (teardown.h) before the error is reported. */
 #include <errno.h>
@@ -38,6 +38,7 @@ struct add {
 	char tmpname[RN_IFNAMSIZ];
 	char alias[CNI_ALIAS_MAX];
 	struct cni_prober prober;
+	int lock_fd;			/* the attachment's lock (record.h) */
 	bool recorded;
 };
 
@@ -68,7 +69,7 @@ static int prepare(struct add *a)
 	struct rn_error e = { 0 };
 	int rc;
 
-	if (cni_node_load(&r->conf, &a->cfg, &r->err) || open_netns(a))
+	if (cni_node_load(r, &a->cfg) || cni_node_check_dscp(r, &a->cfg) || open_netns(a))
 		return -1;
 	rc = cni_link_get(a->pod, r->env.ifname, &li, &e);
 	if (!rc)
@@ -84,6 +85,20 @@ static int prepare(struct add *a)
 	a->att.sandbox = r->env.netns;
 	cni_link_tmp_name(r->env.container_id, r->env.ifname, a->tmpname);
 	cni_link_alias(r->env.container_id, a->alias);
+	return 0;
+}
+
+/* Held until ADD answers: GC leaves an attachment alone while its ADD runs
+ * (waiting for the store, probing), however long that takes. */
+static int lock_attachment(struct add *a)
+{
+	struct cni_req *r = a->r;
+	struct rn_error e = { 0 };
+
+	a->lock_fd = cni_record_lock(r->conf.state_dir, r->conf.name, r->env.container_id,
+				     r->env.ifname, true, &e);
+	if (a->lock_fd < 0)
+		return cni_fail_rn(&r->err, RN_CNI_ERR_STATE, &e, "stateDir");
 	return 0;
 }
 
@@ -223,10 +238,21 @@ static bool wants_probes(const struct cni_netconf *c)
 	return cni_link_speaks_arp(c) && (c->conflict_check.enabled || c->gateway_check.enabled);
 }
 
-/* A taken address is given back and another one asked for: the allocator
- * hands out addresses round-robin, so the next one is a different address
- * and the taken one is not reused until the pool wraps around. */
-static int avoid_conflicts(struct add *a)
+static const struct cni_probe_opts *conflict_opts(const struct cni_netconf *c)
+{
+	return c->conflict_check.enabled ? &c->conflict_check : NULL;
+}
+
+static const struct cni_probe_opts *gateway_opts(const struct cni_netconf *c)
+{
+	return c->gateway_check.enabled ? &c->gateway_check : NULL;
+}
+
+/* The duplicate and gateway checks, in one window (cni_run_checks). A taken
+ * address is given back and another one asked for: the allocator hands out
+ * addresses round-robin, so the next one is a different address and the
+ * taken one is not reused until the pool wraps around. */
+static int run_checks(struct add *a)
 {
 	struct cni_req *r = a->r;
 	char addr[RN_ADDR_STRLEN], mac[RN_MAC_STRLEN];
@@ -235,8 +261,8 @@ static int avoid_conflicts(struct add *a)
 	int which;
 
 	for (int attempt = 0; attempt < CONFLICT_ATTEMPTS; attempt++) {
-		int rc = cni_find_conflict(&a->prober, &a->att, &r->conf.conflict_check, &which,
-					   who, &r->err);
+		int rc = cni_run_checks(&a->prober, &a->att, conflict_opts(&r->conf),
+					gateway_opts(&r->conf), &which, who, &r->err);
 
 		if (rc <= 0)
 			return rc;
@@ -298,12 +324,7 @@ static int probe(struct add *a)
 		return -1;
 	if (link_up(a) || open_prober(a))
 		return -1;
-	if (r->conf.conflict_check.enabled && avoid_conflicts(a))
-		return -1;
-	if (r->conf.gateway_check.enabled &&
-	    cni_check_gateways(&a->prober, &a->att, &r->conf.gateway_check, &r->err))
-		return -1;
-	return 0;
+	return run_checks(a);
 }
 
 static int configure(struct add *a)
@@ -397,6 +418,8 @@ static void rollback(struct add *a)
 
 static void cleanup(struct add *a)
 {
+	cni_record_unlock(a->r->conf.state_dir, a->r->conf.name, a->r->env.container_id,
+			  a->r->env.ifname, a->lock_fd);
 	cni_prober_close(&a->prober);
 	if (a->host)
 		nl_socket_free(a->host);
@@ -411,13 +434,13 @@ static void cleanup(struct add *a)
 int cni_cmd_add(struct cni_req *r, json_t **result)
 {
 	struct add a = { .r = r, .ns = { .host_fd = -1, .pod_fd = -1 },
-			 .prober = { .arp_fd = -1, .nd_fd = -1 } };
+			 .prober = { .arp_fd = -1, .nd_fd = -1 }, .lock_fd = -1 };
 	int rc = -1;
 
 	*result = NULL;
 	rn_config_defaults(&a.cfg);
 	cni_fault_point("start");
-	if (prepare(&a))
+	if (prepare(&a) || lock_attachment(&a))
 		goto out;
 	cni_fault_point("prepared");
 	if (write_record(&a, false))

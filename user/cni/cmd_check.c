@@ -203,7 +203,7 @@ static int prepare(struct check *c)
 	if (c->idx < 0)
 		return MISMATCH(r, "prevResult has no interface %s in %s", r->env.ifname,
 				r->env.netns);
-	if (cni_node_load(&r->conf, &c->cfg, &r->err) ||
+	if (cni_node_load(r, &c->cfg) ||
 	    cni_ipam_open(&c->cfg, &c->ipam, &r->err) ||
 	    cni_master_pick(&r->conf, &c->cfg, c->ipam, &c->master, &r->err))
 		return -1;

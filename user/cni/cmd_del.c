@@ -63,13 +63,14 @@ static int teardown(struct cni_req *r, const struct rn_config *cfg, struct rn_ip
  * neither can the store that holds the addresses. What needs no config is
  * undone all the same, so the pod's network does not outlive the pod: the
  * link with its addresses and routes, the rules, and the registration (at
- * the pin dir the file still names, else the default). The record stays
+ * the pin dir the file still names, else the default; the record is read
+ * from the state dir found the same way). The record stays
  * and the config error is reported: the runtime retries the DEL, which
  * releases the addresses once the config is fixed, and GC still finds the
  * attachment meanwhile. */
-static void teardown_without_config(struct cni_req *r)
+static void teardown_without_config(struct cni_req *r, const char *pin_dir)
 {
-	char pin_dir[PATH_MAX], done[PATH_MAX + 64];
+	char done[PATH_MAX + 64];
 	struct cni_teardown t = {
 		.network = r->conf.name, .container_id = r->env.container_id,
 		.ifname = r->env.ifname, .netns = r->env.netns, .pin_dir = pin_dir,
@@ -77,7 +78,6 @@ static void teardown_without_config(struct cni_req *r)
 	};
 	struct cni_err err = { 0 };
 
-	cni_node_pin_dir_fallback(&r->conf, pin_dir, sizeof(pin_dir));
 	collect_addrs(r, NULL, &t);
 	cni_teardown_netns(&t, &err);
 	cni_teardown_unregister(&t, &err);
@@ -96,19 +96,45 @@ static void teardown_without_config(struct cni_req *r)
 			"config", done);
 }
 
+/* Waits for an ADD of the same attachment still running (a runtime that
+ * gave up on it): what it builds is then torn down, not left behind. A
+ * state dir without locks does not stop the DEL. */
+static int lock(struct cni_req *r)
+{
+	struct rn_error e = { 0 };
+	int fd = cni_record_lock(r->conf.state_dir, r->conf.name, r->env.container_id,
+				 r->env.ifname, true, &e);
+
+	if (fd < 0)
+		rn_warn("DEL without the attachment's lock: %s", e.msg);
+	return fd;
+}
+
 int cni_cmd_del(struct cni_req *r)
 {
 	struct rn_ipam *ipam = NULL;
 	struct rn_config cfg;
-	int rc = -1;
+	char pin_dir[PATH_MAX];
+	int rc = -1, fd = -1;
 
 	rn_config_defaults(&cfg);
 	cni_fault_point("del-start");
-	if (cni_node_load(&r->conf, &cfg, &r->err))
-		teardown_without_config(r);
+	if (cni_node_load(r, &cfg)) {
+		cni_node_fallback(&r->conf, pin_dir, sizeof(pin_dir), r->conf.state_dir,
+				  sizeof(r->conf.state_dir));
+		fd = lock(r);
+		teardown_without_config(r, pin_dir);
 	/* no store, no release: the runtime retries a DEL that failed with 11 */
-	else if (!cni_ipam_open(&cfg, &ipam, &r->err))
+	} else if (!cni_ipam_open(&cfg, &ipam, &r->err)) {
+		fd = lock(r);
 		rc = teardown(r, &cfg, ipam);
+	} else if (r->err.code != CNI_ERR_CONFIG) {
+		/* a store that cannot be opened now (unreachable, mid-change) is
+		 * for the runtime to retry: only 11 makes it */
+		r->err.code = CNI_ERR_TRY_LATER;
+	}
+	cni_record_unlock(r->conf.state_dir, r->conf.name, r->env.container_id, r->env.ifname,
+			  fd);
 	rn_ipam_close(ipam);
 	cni_fault_point("del-end");
 	rn_config_free(&cfg);

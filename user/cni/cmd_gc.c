@@ -3,8 +3,11 @@
  * lists as valid is torn down like a DEL (the netns, if it still exists,
  * is cleaned too). Only this network's records are considered, so networks
  * sharing pools or masters never collect each other's attachments. One
- * failure does not stop the others; the first is reported. The temporary
- * files of record writes that a kill interrupted go too. */
+ * failure does not stop the others; the first is reported. An attachment
+ * whose ADD still runs (it holds the attachment's lock, record.h) is left
+ * alone. The temporary files of record writes that a kill interrupted go
+ * too. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +59,40 @@ static bool is_valid(const struct owner *valid, size_t n, const struct cni_recor
 }
 
 static void collect(struct cni_req *r, const struct rn_config *cfg, struct rn_ipam *ipam,
+		    const struct cni_record *rec, int *collected);
+
+/* An attachment whose ADD is still running holds its lock: it is left
+ * alone, whatever its record says (an ADD waiting for the store has no
+ * address yet; tearing it down would let it finish with an address the
+ * store calls free). Under the lock the record is read again: a DEL may
+ * have finished meanwhile. */
+static void collect_locked(struct cni_req *r, const struct rn_config *cfg, struct rn_ipam *ipam,
+			   const struct cni_record *listed, int *collected, int *in_flight)
+{
+	const char *dir = r->conf.state_dir;
+	struct cni_record rec;
+	struct rn_error e = { 0 };
+	int fd = cni_record_lock(dir, r->conf.name, listed->container_id, listed->ifname, false,
+				 &e);
+
+	if (fd == -EWOULDBLOCK) {
+		rn_info("GC: %s/%s: its ADD is still running; not collected",
+			listed->container_id, listed->ifname);
+		(*in_flight)++;
+		return;
+	}
+	if (fd < 0) {
+		rn_warn("GC: %s/%s: %s", listed->container_id, listed->ifname, e.msg);
+		if (!r->err.code)
+			cni_fail_rn(&r->err, RN_CNI_ERR_STATE, &e, "stateDir");
+		return;
+	}
+	if (!cni_record_read(dir, r->conf.name, listed->container_id, listed->ifname, &rec, &e))
+		collect(r, cfg, ipam, &rec, collected);
+	cni_record_unlock(dir, r->conf.name, listed->container_id, listed->ifname, fd);
+}
+
+static void collect(struct cni_req *r, const struct rn_config *cfg, struct rn_ipam *ipam,
 		    const struct cni_record *rec, int *collected)
 {
 	struct cni_teardown t = {
@@ -91,11 +128,11 @@ int cni_cmd_gc(struct cni_req *r)
 	struct rn_error e = { 0 };
 	struct rn_ipam *ipam = NULL;
 	struct rn_config cfg;
-	int n = 0, collected = 0, swept, rc = -1;
+	int n = 0, collected = 0, in_flight = 0, swept, rc = -1;
 	size_t n_valid;
 
 	rn_config_defaults(&cfg);
-	if (parse_valid(r, &valid, &n_valid) || cni_node_load(&r->conf, &cfg, &r->err) ||
+	if (parse_valid(r, &valid, &n_valid) || cni_node_load(r, &cfg) ||
 	    cni_ipam_open(&cfg, &ipam, &r->err))
 		goto out;
 	if (cni_record_list(r->conf.state_dir, r->conf.name, &recs, &n, &e)) {
@@ -111,9 +148,9 @@ int cni_cmd_gc(struct cni_req *r)
 			swept);
 	for (int i = 0; i < n; i++)
 		if (!is_valid(valid, n_valid, &recs[i]))
-			collect(r, &cfg, ipam, &recs[i], &collected);
-	rn_info("GC of network %s: %d attachments recorded, %d collected", r->conf.name, n,
-		collected);
+			collect_locked(r, &cfg, ipam, &recs[i], &collected, &in_flight);
+	rn_info("GC of network %s: %d attachments recorded, %d collected, %d left to their "
+		"running ADD", r->conf.name, n, collected, in_flight);
 	rc = r->err.code ? -1 : 0;
 out:
 	free(recs);

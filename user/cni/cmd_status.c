@@ -44,7 +44,7 @@ int cni_cmd_status(struct cni_req *r)
 	int rc = -1;
 
 	rn_config_defaults(&cfg);
-	if (cni_node_load(&r->conf, &cfg, &r->err))
+	if (cni_node_load(r, &cfg))
 		goto out;
 	if (cni_ipam_open(&cfg, &ipam, &r->err)) {
 		r->err.code = CNI_ERR_UNAVAILABLE;

@@ -140,7 +140,17 @@ int cni_env_read(struct cni_env *env, const char *(*get)(const char *), struct c
 				"CHECK, VERSION, STATUS, GC", cmd);
 	env->command = cmd;
 	env->path = get("CNI_PATH");
-	if (env->cmd == CNI_CMD_VERSION || env->cmd == CNI_CMD_STATUS)
+	if (env->cmd == CNI_CMD_VERSION)
+		return 0;
+	/* the node config, as the runtime's environment names it */
+	if (get("RDMANET_CONFIG") && *get("RDMANET_CONFIG")) {
+		if (need(get, "RDMANET_CONFIG", env->node_config, sizeof(env->node_config), err))
+			return -1;
+		if (env->node_config[0] != '/')
+			return cni_fail(err, CNI_ERR_ENV, "RDMANET_CONFIG: \"%s\" is not an absolute "
+					"path", env->node_config);
+	}
+	if (env->cmd == CNI_CMD_STATUS)
 		return 0;
 	if (env->cmd == CNI_CMD_GC) {
 		if (!env->path || !*env->path)

@@ -23,6 +23,9 @@ struct cni_env {
 	/* from CNI_ARGS (K8S_POD_NAMESPACE, K8S_POD_NAME); "" if absent */
 	char pod_namespace[RN_NS_LEN];
 	char pod_name[RN_POD_NAME_LEN];
+	/* RDMANET_CONFIG: the node config as the runtime's environment names
+	 * it ("" : the default); the only way to move it (node.h) */
+	char node_config[4096];
 };
 
 /* Reads the environment through getenv_fn (getenv in the plugin; tests

@@ -216,7 +216,7 @@ static int parse_policy(struct cni_netconf *c, struct cni_err *err)
 	return 0;
 }
 
-static int parse_path(json_t *root, const char *key, char *out, size_t size, bool *given,
+static int parse_path(json_t *root, const char *key, char *out, size_t size,
 		      struct cni_err *err)
 {
 	struct rn_error e = { 0 };
@@ -230,8 +230,6 @@ static int parse_path(json_t *root, const char *key, char *out, size_t size, boo
 		return cni_fail(err, CNI_ERR_CONFIG, "config: %s: \"%s\" is not an absolute path",
 				key, tmp);
 	snprintf(out, size, "%s", tmp);
-	if (given)
-		*given = true;
 	return 0;
 }
 
@@ -249,7 +247,7 @@ static void defaults(struct cni_netconf *c)
 	c->conflict_check = (struct cni_probe_opts){ true, 50, 2 };
 	c->dscp = -1;
 	snprintf(c->config_file, sizeof(c->config_file), "%s", RN_DEFAULT_CONFIG);
-	snprintf(c->state_dir, sizeof(c->state_dir), "%s", CNI_DEFAULT_STATE_DIR);
+	snprintf(c->state_dir, sizeof(c->state_dir), "%s", RN_DEFAULT_CNI_STATE_DIR);
 }
 
 static int parse_fields(struct cni_netconf *c, struct cni_err *err)
@@ -291,9 +289,9 @@ static int parse_fields(struct cni_netconf *c, struct cni_err *err)
 	if (parse_ippools(c, err) || parse_routes(c, err) || parse_policy(c, err) ||
 	    parse_probe(c->root, "gatewayCheck", &c->gateway_check, err) ||
 	    parse_probe(c->root, "ipConflictCheck", &c->conflict_check, err) ||
-	    parse_path(c->root, "configFile", c->config_file, sizeof(c->config_file),
-		       &c->config_file_given, err) ||
-	    parse_path(c->root, "stateDir", c->state_dir, sizeof(c->state_dir), NULL, err))
+	    parse_path(c->root, "configFile", c->nad_config_file, sizeof(c->nad_config_file),
+		       err) ||
+	    parse_path(c->root, "stateDir", c->nad_state_dir, sizeof(c->nad_state_dir), err))
 		return -1;
 	c->prev_result = json_object_get(c->root, "prevResult");
 	if (c->prev_result && json_is_null(c->prev_result))

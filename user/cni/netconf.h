@@ -14,9 +14,10 @@
  *     "policyRouting": true | { "enabled": true, "tableBase": 100, "rulePriority": 1000 },
  *     "gatewayCheck": true | { "enabled": true, "timeoutMs": 1000, "probes": 3 },
  *     "ipConflictCheck": true | { "enabled": true, "timeoutMs": 50, "probes": 2 },
- *     "dscp": 26,                    RoCE DSCP of this attachment (default: the master's)
- *     "configFile": "/etc/rdmanet/config.json",  node config: IPAM store, pools, pin dir
- *     "stateDir": "/var/lib/rdmanet/cni" }       attachment records (for GC)
+ *     "dscp": 26,                    RoCE DSCP of this attachment (default: the master's);
+ *                                    one of the node's cni.allowed_dscp
+ *     "configFile": "...",           accepted only if it names the node's own
+ *     "stateDir": "..." }            config file / state dir (node.h)
  *
  * Fields the plugin does not know are ignored and left in place (the spec:
  * runtimes and plugins pass them through). Errors name the field. */
@@ -34,7 +35,6 @@
 #include "netaddr.h"
 #include "ipam/ipam.h"
 
-#define CNI_DEFAULT_STATE_DIR "/var/lib/rdmanet/cni"
 #define CNI_MAX_ROUTES 16
 #define CNI_NAME_MAX 128
 #define CNI_DEFAULT_TABLE_BASE 100
@@ -79,9 +79,14 @@ struct cni_netconf {
 	struct cni_probe_opts gateway_check;
 	struct cni_probe_opts conflict_check;
 	int dscp;			/* -1: the master's */
+	/* host paths: the node's (node.h), filled when the node config loads */
 	char config_file[PATH_MAX];
-	bool config_file_given;
+	bool config_file_given;		/* RDMANET_CONFIG named it: it must exist */
 	char state_dir[PATH_MAX];
+	/* what the network config says ("" if nothing): only checked against
+	 * the node's, never used */
+	char nad_config_file[PATH_MAX];
+	char nad_state_dir[PATH_MAX];
 	json_t *prev_result;		/* borrowed from root; NULL if absent */
 	json_t *valid_attachments;	/* GC: borrowed from root; NULL if absent */
 };

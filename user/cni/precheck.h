@@ -15,14 +15,19 @@
 
 /* ARP/NDP need a link that does them: macvlan, and ipvlan in l2 mode. */
 bool cni_link_speaks_arp(const struct cni_netconf *c);
-/* 1 if a->addrs[*which] is answered for by someone (whose MAC goes to who),
- * 0 if every address is free, -1 on error (err set). */
-int cni_find_conflict(struct cni_prober *p, const struct cni_attachment *a,
-		      const struct cni_probe_opts *o, int *which, uint8_t who[6],
-		      struct cni_err *err);
-/* 0 if every gateway answered; -1 with code 104 naming one that did not. */
-int cni_check_gateways(struct cni_prober *p, const struct cni_attachment *a,
-		       const struct cni_probe_opts *o, struct cni_err *err);
+/* Both checks in one window, so ADD waits out the duplicate check's window
+ * once rather than that plus the gateway's answer: the gateways are asked
+ * with the same first requests (IPv4 from 0.0.0.0, as the addresses are not
+ * known to be free yet, so nobody's cache learns them), and a gateway that
+ * has not answered when the window closes is asked again from the address,
+ * now known to be free (some routers ignore requests from 0.0.0.0), for the
+ * rest of its own timeout. conflict or gateway NULL: that check is off.
+ * 1 if a->addrs[*which] is answered for by someone (whose MAC goes to who;
+ * the gateways are then not judged), 0 if every address is free and every
+ * gateway answered, -1 on error (code 104 naming a gateway that did not). */
+int cni_run_checks(struct cni_prober *p, const struct cni_attachment *a,
+		   const struct cni_probe_opts *conflict, const struct cni_probe_opts *gateway,
+		   int *which, uint8_t who[6], struct cni_err *err);
 /* Best effort: a failure is logged, not fatal (the address works anyway). */
 void cni_announce(struct cni_prober *p, const struct cni_attachment *a);
 

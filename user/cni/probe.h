@@ -35,12 +35,15 @@ struct cni_probe {
 	 * RFC 5227 probe from 0.0.0.0, which announces nothing. IPv6 requests
 	 * always come from the link-local address. */
 	struct rn_addr sender;
+	bool stop;			/* with CNI_PROBE_ANY_STOP: an answer ends the run */
 	bool answered;			/* out */
 	uint8_t who[6];			/* out: the MAC that answered */
 	bool unsent;			/* internal: its last request could not go out */
 };
 
-enum cni_probe_until { CNI_PROBE_ANY_ANSWER, CNI_PROBE_ALL_ANSWERED };
+/* ANY_STOP: the whole window, unless a target marked `stop` is answered
+ * (the duplicate check, with the gateways asked in the same window). */
+enum cni_probe_until { CNI_PROBE_ANY_ANSWER, CNI_PROBE_ALL_ANSWERED, CNI_PROBE_ANY_STOP };
 
 /* How long a new link may take to get its IPv6 link-local address (the
  * kernel adds it once the link is operationally up, from a workqueue). */

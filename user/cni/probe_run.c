@@ -35,10 +35,30 @@ int cni_prober_open(struct cni_prober *p, int ifindex, const char *ifname, const
 	return 0;
 }
 
+/* Releasing a packet socket waits for an RCU grace period (about 12 ms
+ * here), on every ADD with the checks on, and nothing in the answer
+ * depends on it: a child that keeps nothing else open (not the runtime's
+ * pipes, which would hold up its read of the answer, nor our locks) takes
+ * the last reference and waits in our place. Without a child, the wait is
+ * ours. */
+static void close_detached(int fd)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (fd > 0)
+			close_range(0, (unsigned int)fd - 1, 0);
+		close_range((unsigned int)fd + 1, ~0U, 0);
+		close(fd);
+		_exit(0);
+	}
+	close(fd);
+}
+
 void cni_prober_close(struct cni_prober *p)
 {
 	if (p->arp_fd >= 0)
-		close(p->arp_fd);
+		close_detached(p->arp_fd);
 	if (p->nd_fd >= 0)
 		close(p->nd_fd);
 	p->arp_fd = p->nd_fd = -1;
@@ -136,9 +156,14 @@ static int first_send(struct cni_prober *p, struct cni_probe *t, unsigned int n,
 static bool done(const struct cni_probe *t, unsigned int n, enum cni_probe_until until)
 {
 	unsigned int answered = 0;
+	bool stop = false;
 
-	for (unsigned int i = 0; i < n; i++)
+	for (unsigned int i = 0; i < n; i++) {
 		answered += t[i].answered;
+		stop |= t[i].answered && t[i].stop;
+	}
+	if (until == CNI_PROBE_ANY_STOP)
+		return stop;
 	return until == CNI_PROBE_ANY_ANSWER ? answered > 0 : answered == n;
 }
 

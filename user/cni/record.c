@@ -8,11 +8,13 @@
 #include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <jansson.h>
 
 #include "fault.h"
 #include "log.h"
+#include "private_file.h"
 #include "record.h"
 
 /* The temporary file a record is written to before its rename. */
@@ -82,6 +84,63 @@ static int rec_path(char *out, size_t size, const char *dir, const char *network
 		-ENAMETOOLONG : 0;
 }
 
+static int lock_path(char *out, size_t size, const char *dir, const char *network,
+		     const char *cid, const char *ifname)
+{
+	return snprintf(out, size, "%s/%s/.lock.%s:%s", dir, network, cid, ifname) >=
+		(int)size ? -ENAMETOOLONG : 0;
+}
+
+int cni_record_lock(const char *dir, const char *network, const char *container_id,
+		    const char *ifname, bool wait, struct rn_error *e)
+{
+	char d[PATH_MAX], path[PATH_MAX];
+	struct stat held, named;
+	int fd;
+
+	if (net_dir(d, sizeof(d), dir, network) ||
+	    lock_path(path, sizeof(path), dir, network, container_id, ifname))
+		return rn_fail(e, -ENAMETOOLONG, "state dir %s: path too long", dir);
+	if (mkdir_p(d, e))
+		return e->code;
+	for (;;) {
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd < 0)
+			return rn_fail(e, -errno, "open %s: %s", path, strerror(errno));
+		if (flock(fd, wait ? LOCK_EX : LOCK_EX | LOCK_NB)) {
+			int err = errno;
+
+			close(fd);
+			if (err == EINTR)
+				continue;
+			if (err == EWOULDBLOCK)
+				return rn_fail(e, -EWOULDBLOCK, "%s: held", path);
+			return rn_fail(e, -err, "lock %s: %s", path, strerror(err));
+		}
+		/* the holder before us removed the file (its attachment was gone):
+		 * a lock on that file excludes nobody; take the one at the name */
+		if (!fstat(fd, &held) && !stat(path, &named) && held.st_ino == named.st_ino &&
+		    held.st_dev == named.st_dev)
+			return fd;
+		close(fd);
+	}
+}
+
+void cni_record_unlock(const char *dir, const char *network, const char *container_id,
+		       const char *ifname, int fd)
+{
+	char rec[PATH_MAX], path[PATH_MAX];
+
+	if (fd < 0)
+		return;
+	/* only lock holders write records: none can appear between the two */
+	if (!rec_path(rec, sizeof(rec), dir, network, container_id, ifname) &&
+	    !lock_path(path, sizeof(path), dir, network, container_id, ifname) &&
+	    access(rec, F_OK) && errno == ENOENT)
+		unlink(path);
+	close(fd);
+}
+
 static json_t *to_json(const struct cni_record *r)
 {
 	json_t *o = json_object(), *addrs = json_array();
@@ -147,6 +206,10 @@ int cni_record_write(const char *dir, const struct cni_record *r, struct rn_erro
 		return rn_fail(e, -ENAMETOOLONG, "state dir %s: path too long", dir);
 	if (mkdir_p(d, e))
 		return e->code;
+	/* root-only (records name pods' netns), also when an older version or a
+	 * hand-made directory left them wider; mkstemp makes the file 0600 */
+	rn_private_dir(dir);
+	rn_private_dir(d);
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		return rn_fail(e, -errno, "create %s: %s", tmp, strerror(errno));
@@ -176,8 +239,12 @@ int cni_record_write(const char *dir, const struct cni_record *r, struct rn_erro
 		unlink(tmp);
 		return rn_fail(e, err, "rename to %s: %s", path, strerror(-err));
 	}
-	/* and the name is before ADD allocates anything the record must find */
-	return fsync_dir(d, e);
+	/* and the name is before ADD allocates anything the record must find.
+	 * The final record of a finished ADD need not be: should a crash
+	 * forget its rename, the first one (complete:false, same attachment,
+	 * same addresses in the store) is what GC and DEL find, and they
+	 * handle it alike. */
+	return r->complete ? 0 : fsync_dir(d, e);
 }
 
 static int read_file(const char *path, struct cni_record *r, struct rn_error *e)

@@ -9,7 +9,8 @@
  * temporary file, fsync'd, renamed, and the directory fsync'd, so a kill -9
  * leaves the old or the new record, never half of one, and a record ADD
  * went on from survives a power loss (an allocation without its record
- * would never be collected). A kill -9 mid-write leaves the temporary file:
+ * would never be collected; the directory is fsync'd for that first,
+ * incomplete record, not for the final one). A kill -9 mid-write leaves the temporary file:
  * GC removes those. Removal is not fsync'd: a removed record that comes back
  * after a crash only makes GC tear down again what is already gone. */
 #ifndef RDMANET_CNI_RECORD_H
@@ -47,6 +48,20 @@ int cni_record_remove(const char *dir, const char *network, const char *containe
  * are skipped with a warning: one bad file must not stop a GC. */
 int cni_record_list(const char *dir, const char *network, struct cni_record **out, int *n,
 		    struct rn_error *e);
+
+/* The attachment's lock (a flock on stateDir/<network>/.lock.<id>:<ifname>),
+ * held by ADD from before its first record until it answers, and by DEL
+ * and GC while they tear the attachment down: GC never collects an
+ * attachment whose ADD is still running (a record with complete:false
+ * may be an ADD waiting for the store, not a dead one), and a lock dies
+ * with its holder, so a killed ADD's record is collected. The file lives
+ * as long as the record. wait: block until free (ADD, DEL); else
+ * -EWOULDBLOCK when held (GC). Returns the fd. */
+int cni_record_lock(const char *dir, const char *network, const char *container_id,
+		    const char *ifname, bool wait, struct rn_error *e);
+/* Lets go of it; removes the lock file when the record is gone. */
+void cni_record_unlock(const char *dir, const char *network, const char *container_id,
+		       const char *ifname, int fd);
 
 /* Temporary files of a writer that died are removed once they are older
  * than this: writers never keep one for more than a moment. */

@@ -4,6 +4,7 @@
 #include <netlink/socket.h>
 
 #include "datapath.h"
+#include "addr.h"
 #include "fault.h"
 #include "link.h"
 #include "log.h"
@@ -21,16 +22,34 @@ void cni_teardown_add_addr(struct cni_teardown *t, const struct rn_addr *a)
 		t->addrs[t->n_addrs++] = *a;
 }
 
-int cni_teardown_pod(struct nl_sock *pod, const struct cni_teardown *t, struct rn_error *e)
+/* The addresses on our link itself: the rules that name them must go too,
+ * even when neither a record nor a prevResult says what they were (a DEL
+ * that cannot read the node config does not know the state dir). */
+static void addrs_of_link(struct nl_sock *pod, struct cni_teardown *t, const char *alias)
+{
+	struct rn_addr on_link[CNI_TEARDOWN_MAX_ADDRS];
+	struct cni_link_info li;
+	struct rn_error e = { 0 };
+	int n;
+
+	if (cni_link_get(pod, t->ifname, &li, &e) || strcmp(li.alias, alias))
+		return;
+	n = cni_addr_list(pod, li.ifindex, on_link, CNI_TEARDOWN_MAX_ADDRS, &e);
+	for (int i = 0; i < n; i++)
+		cni_teardown_add_addr(t, &on_link[i]);
+}
+
+int cni_teardown_pod(struct nl_sock *pod, struct cni_teardown *t, struct rn_error *e)
 {
 	char alias[CNI_ALIAS_MAX], tmp[RN_IFNAMSIZ];
 	bool deleted;
 	int rc = 0;
 
+	cni_link_alias(t->container_id, alias);
+	addrs_of_link(pod, t, alias);
 	for (unsigned int i = 0; i < t->n_addrs; i++)
 		if (cni_rules_del_from(pod, &t->addrs[i], e) < 0)
 			rc = e->code;
-	cni_link_alias(t->container_id, alias);
 	if (cni_link_delete_ours(pod, t->ifname, alias, &deleted, e))
 		rc = e->code;
 	else if (deleted)
@@ -73,7 +92,7 @@ int cni_teardown_host(const struct cni_teardown *t, struct cni_err *err)
 	return 0;
 }
 
-int cni_teardown_netns(const struct cni_teardown *t, struct cni_err *err)
+int cni_teardown_netns(struct cni_teardown *t, struct cni_err *err)
 {
 	struct rn_error e = { 0 };
 	struct cni_netns ns;
@@ -98,7 +117,7 @@ int cni_teardown_netns(const struct cni_teardown *t, struct cni_err *err)
 	return rc;
 }
 
-int cni_teardown_all(const struct cni_teardown *t, struct cni_err *err)
+int cni_teardown_all(struct cni_teardown *t, struct cni_err *err)
 {
 	int rc = cni_teardown_netns(t, err);
 

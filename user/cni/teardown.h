@@ -28,14 +28,14 @@ struct cni_teardown {
 void cni_teardown_add_addr(struct cni_teardown *t, const struct rn_addr *a);
 /* Pod side through an open socket: rules, the link (if its alias says it
  * is ours), a leftover link under the temporary name. */
-int cni_teardown_pod(struct nl_sock *pod, const struct cni_teardown *t, struct rn_error *e);
+int cni_teardown_pod(struct nl_sock *pod, struct cni_teardown *t, struct rn_error *e);
 /* The pod side, opening t->netns if it still exists (0 if it does not). */
-int cni_teardown_netns(const struct cni_teardown *t, struct cni_err *err);
+int cni_teardown_netns(struct cni_teardown *t, struct cni_err *err);
 /* The registration in the data path only (part of the host side). */
 int cni_teardown_unregister(const struct cni_teardown *t, struct cni_err *err);
 /* Host side: registration, allocation, record. */
 int cni_teardown_host(const struct cni_teardown *t, struct cni_err *err);
 /* Both, opening t->netns if it still exists. */
-int cni_teardown_all(const struct cni_teardown *t, struct cni_err *err);
+int cni_teardown_all(struct cni_teardown *t, struct cni_err *err);
 
 #endif

@@ -29,6 +29,8 @@ void rn_config_defaults(struct rn_config *c)
 	c->textfile.interval_s = 15;
 	snprintf(c->bpf.pin_dir, sizeof(c->bpf.pin_dir), "%s", RN_DEFAULT_PIN_DIR);
 	c->bpf.max_pods = RN_DEFAULT_MAX_PODS;
+	snprintf(c->cni.state_dir, sizeof(c->cni.state_dir), "%s", RN_DEFAULT_CNI_STATE_DIR);
+	c->cni.allowed_dscp = 1ULL << c->qos.roce_dscp;
 }
 
 void rn_config_free(struct rn_config *c)
@@ -135,11 +137,60 @@ static int parse_bpf(struct rn_config *c, json_t *b, struct rn_error *e)
 	return 0;
 }
 
+/* A network may carry data in the classes listed here; CNP's class is
+ * never one of them (congestion notifications would queue behind data, or
+ * data would be taken for them). */
+static int parse_cni(struct rn_config *c, json_t *n, struct rn_error *e)
+{
+	static const char *const keys[] = { "state_dir", "allowed_dscp", NULL };
+	json_t *list, *v;
+	size_t i;
+
+	if (n && (rn_json_only_keys(n, keys, "config: cni", e) ||
+		  rn_json_string(n, "state_dir", c->cni.state_dir, sizeof(c->cni.state_dir),
+				 "config: cni", e) ||
+		  rn_json_typed(n, "allowed_dscp", JSON_ARRAY, &list, "config: cni", e)))
+		return -EINVAL;
+	if (c->cni.state_dir[0] != '/')
+		return rn_fail(e, -EINVAL, "config: cni.state_dir: must be an absolute path");
+	if (!n || !list) {
+		c->cni.allowed_dscp = 1ULL << c->qos.roce_dscp;
+		return 0;
+	}
+	c->cni.allowed_dscp = 0;
+	json_array_foreach(list, i, v) {
+		long long d = json_integer_value(v);
+
+		if (!json_is_integer(v) || d < 0 || d > RN_DSCP_MAX)
+			return rn_fail(e, -EINVAL, "config: cni.allowed_dscp[%zu]: expected a DSCP "
+				       "value 0..%d", i, RN_DSCP_MAX);
+		if (d == c->qos.cnp_dscp)
+			return rn_fail(e, -EINVAL, "config: cni.allowed_dscp[%zu]: %lld is the CNP "
+				       "class (qos.cnp_dscp): networks may not send data in it",
+				       i, d);
+		c->cni.allowed_dscp |= 1ULL << d;
+	}
+	return 0;
+}
+
+const char *rn_dscp_set_format(uint64_t mask, char *buf, size_t size)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int d = 0; d <= RN_DSCP_MAX && off < size; d++)
+		if (mask & (1ULL << d))
+			off += (size_t)snprintf(buf + off, size - off, "%s%d", off ? ", " : "", d);
+	if (!mask)
+		snprintf(buf, size, "none");
+	return buf;
+}
+
 int rn_config_from_json(struct rn_config *c, json_t *root, struct rn_error *e)
 {
 	static const char *const keys[] = { "node", "masters", "default_policy", "qos",
-					    "textfile", "bpf", "ipam", "pools", "rdma", NULL };
-	json_t *masters, *qos, *textfile, *bpf;
+					    "textfile", "bpf", "ipam", "pools", "rdma", "cni", NULL };
+	json_t *masters, *qos, *textfile, *bpf, *cni;
 	int pol, err;
 
 	rn_config_defaults(c);
@@ -155,13 +206,14 @@ int rn_config_from_json(struct rn_config *c, json_t *root, struct rn_error *e)
 	    rn_json_typed(root, "bpf", JSON_OBJECT, &bpf, "config", e) ||
 	    rn_json_typed(root, "ipam", JSON_OBJECT, &c->ipam, "config", e) ||
 	    rn_json_typed(root, "pools", JSON_ARRAY, &c->pools, "config", e) ||
-	    rn_json_typed(root, "rdma", JSON_OBJECT, &c->rdma, "config", e))
+	    rn_json_typed(root, "rdma", JSON_OBJECT, &c->rdma, "config", e) ||
+	    rn_json_typed(root, "cni", JSON_OBJECT, &cni, "config", e))
 		goto fail;
 	c->default_policy = pol;
 	err = (masters && parse_masters(c, masters, e)) ||
 	      (qos && parse_qos(c, qos, e)) ||
 	      (textfile && parse_textfile(c, textfile, e)) ||
-	      (bpf && parse_bpf(c, bpf, e));
+	      (bpf && parse_bpf(c, bpf, e)) || parse_cni(c, cni, e);
 	if (err)
 		goto fail;
 	if (rn_ipam_config_check(c, e) || rn_rdma_config_check(c, e))

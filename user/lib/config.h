@@ -7,6 +7,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <jansson.h>
 #include <rdmanet/master.h>
 #include <rdmanet/policy.h>
@@ -17,6 +18,7 @@
 #define RN_DEFAULT_PIN_DIR "/sys/fs/bpf/rdmanet"
 #define RN_DEFAULT_TEXTFILE_DIR "/var/lib/node_exporter/textfile_collector"
 #define RN_DEFAULT_IPAM_DB "/var/lib/rdmanet/ipam.db"
+#define RN_DEFAULT_CNI_STATE_DIR "/var/lib/rdmanet/cni"
 
 enum rn_xdp_mode { RN_XDP_MODE_AUTO = 0, RN_XDP_MODE_NATIVE, RN_XDP_MODE_SKB,
 		   RN_XDP_MODE_OFF };
@@ -50,6 +52,14 @@ struct rn_config {
 		char pin_dir[PATH_MAX];
 		unsigned int max_pods;
 	} bpf;
+	/* What the CNI plugin takes from the node and never from a network
+	 * config, which tenants write: where its records live and which
+	 * DSCP classes a network may ask for (bit n: DSCP n; default only
+	 * qos.roce_dscp). */
+	struct {
+		char state_dir[PATH_MAX];
+		uint64_t allowed_dscp;
+	} cni;
 	/* Sections owned by other modules, kept as parsed JSON: the IPAM
 	 * store settings, the pools, and the RDMA device selection. */
 	json_t *ipam;
@@ -70,6 +80,9 @@ int rn_config_load(struct rn_config *c, const char *path, struct rn_error *e);
 int rn_config_parse(struct rn_config *c, const char *text, struct rn_error *e);
 int rn_config_from_json(struct rn_config *c, json_t *root, struct rn_error *e);
 void rn_config_free(struct rn_config *c);
+
+/* "26, 34": the DSCP classes in a cni.allowed_dscp mask, for messages. */
+const char *rn_dscp_set_format(uint64_t mask, char *buf, size_t size);
 
 const struct rn_master_config *rn_config_master(const struct rn_config *c, const char *ifname);
 

@@ -510,25 +510,32 @@ int rn_ipam_pool_del(struct rn_ipam *ipam, const char *name, bool force, struct 
 
 int rn_ipam_sync(struct rn_ipam *ipam, struct rn_error *e)
 {
-	int written = 0;
+	int written = 0, first_err = 0;
 
 	if (check_writable(ipam, "sync", e))
 		return -EROFS;
 	/* the open already wrote the pools the store lacked: they count */
 	written = ipam->cfg_pools_added;
 	ipam->cfg_pools_added = 0;
+	/* one pool that cannot be written (being deleted, refused) does not
+	 * keep the others from their definitions: the first error is reported
+	 * once all were tried */
 	for (unsigned int i = 0; i < ipam->n_cfg_pools; i++) {
+		struct rn_error pe = { 0 };
 		int r = ipam->store->ops->pool_write(ipam->store, &ipam->cfg_pools[i], true,
-						     RN_POOL_UPSERT, e);
+						     RN_POOL_UPSERT, &pe);
 
-		if (r < 0)
-			return rn_fail_wrap(e, "sync of config pool \"%s\"",
-					    ipam->cfg_pools[i].name);
-		written += r;
+		if (r < 0 && !first_err) {
+			first_err = r;
+			if (e)
+				*e = pe;
+			rn_fail_wrap(e, "sync of config pool \"%s\"", ipam->cfg_pools[i].name);
+		}
+		written += r > 0 ? r : 0;
 	}
-	if (reload_pools(ipam, e))
-		return e ? e->code : -EIO;
-	return written;
+	if (reload_pools(ipam, first_err ? NULL : e))
+		return first_err ? first_err : e ? e->code : -EIO;
+	return first_err ? first_err : written;
 }
 
 static int addr_cmp(const void *x, const void *y)
@@ -563,8 +570,10 @@ static int check_allocations(struct rn_ipam *ipam, char *report, size_t size,
 		for (int j = i + 1; j < n && !addr_cmp(&all[i], &all[j]); j++) {
 			const struct rn_ipam_pool_info *pj = find_pool(ipam, all[j].pool);
 
-			if (pi && pj && !rn_pool_check_overlap(&pi->pool, &pj->pool, NULL))
-				continue;	/* pools on different masters */
+			/* whatever the pools' current ranges: a pool redefined away
+			 * from an address still holds it */
+			if (pi && pj && !rn_pools_share_scope(&pi->pool, &pj->pool))
+				continue;	/* pools on different masters or nodes */
 			rn_check_note(report, size, "%s held twice: %s/%s (pool %s) and %s/%s "
 				      "(pool %s)", rn_addr_format(&all[i].addr, a),
 				      all[i].container_id, all[i].ifname, all[i].pool,

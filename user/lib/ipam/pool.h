@@ -102,6 +102,10 @@ bool rn_pool_serves_node(const struct rn_pool *p, const char *node);
 int rn_pool_check_overlap(const struct rn_pool *a, const struct rn_pool *b,
 			  struct rn_error *e);
 
+/* Two pools serve an intersecting set of masters and of nodes (empty =
+ * all): an address one of them holds must not be handed out by the other. */
+bool rn_pools_share_scope(const struct rn_pool *a, const struct rn_pool *b);
+
 /* 128-bit integer view of addresses (network order, so order is preserved). */
 rn_u128 rn_addr_to_u128(const struct rn_addr *a);
 void rn_addr_from_u128(struct rn_addr *a, int family, rn_u128 v);

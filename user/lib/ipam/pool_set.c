@@ -205,6 +205,21 @@ static bool masters_intersect(const struct rn_pool *a, const struct rn_pool *b)
 	return false;
 }
 
+static bool nodes_intersect(const struct rn_pool *a, const struct rn_pool *b)
+{
+	if (!a->n_nodes || !b->n_nodes)
+		return true;
+	for (unsigned int i = 0; i < a->n_nodes; i++)
+		if (rn_pool_serves_node(b, a->nodes[i]))
+			return true;
+	return false;
+}
+
+bool rn_pools_share_scope(const struct rn_pool *a, const struct rn_pool *b)
+{
+	return masters_intersect(a, b) && nodes_intersect(a, b);
+}
+
 int rn_pool_check_overlap(const struct rn_pool *a, const struct rn_pool *b, struct rn_error *e)
 {
 	char buf[RN_ADDR_STRLEN];

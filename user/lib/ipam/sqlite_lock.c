@@ -3,123 +3,162 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
-#include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ipam/sqlite_lock.h"
+#include "private_file.h"
 
-#define LOCK_MAGIC 0x726e4c6b	/* "rnLk" */
-#define LOCK_VERSION 1
+/* The blocking OFD lock call has no timeout of its own: a timer of this
+ * thread interrupts it with a signal whose handler does nothing (installed
+ * without SA_RESTART, so the call returns EINTR). It repeats every
+ * WAKE_REPEAT_NS after the deadline, in case the first one landed just
+ * before the call went to sleep. */
+#define WAKE_REPEAT_NS 5000000L
 
-struct shared_lock {
-	uint32_t magic;
-	uint32_t version;
-	uint32_t mutex_size;	/* a different pthread layout must not share it */
-	uint32_t pad;
-	pthread_mutex_t mutex;
-};
+static int wake_sig;
+static pthread_once_t wake_once = PTHREAD_ONCE_INIT;
 
-static int init_mutex(struct shared_lock *sh)
+static void wake(int sig)
 {
-	pthread_mutexattr_t attr;
-	int err;
+	(void)sig;
+}
 
-	pthread_mutexattr_init(&attr);
-	pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
-	pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
-	err = pthread_mutex_init(&sh->mutex, &attr);
-	pthread_mutexattr_destroy(&attr);
-	if (err)
-		return -err;
-	sh->version = LOCK_VERSION;
-	sh->mutex_size = sizeof(pthread_mutex_t);
-	__atomic_store_n(&sh->magic, LOCK_MAGIC, __ATOMIC_RELEASE);
-	return 0;
+static void wake_install(void)
+{
+	struct sigaction sa = { .sa_handler = wake }, old;
+	int sig = SIGRTMIN + 3;
+
+	/* never take a signal someone else handles */
+	if (sigaction(sig, NULL, &old) || old.sa_handler != SIG_DFL)
+		return;
+	sigemptyset(&sa.sa_mask);
+	if (!sigaction(sig, &sa, NULL))
+		wake_sig = sig;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static struct flock whole_write_lock(short type)
+{
+	struct flock fl;
+
+	memset(&fl, 0, sizeof(fl));	/* OFD locks want l_pid 0 */
+	fl.l_type = type;
+	fl.l_whence = SEEK_SET;
+	return fl;
 }
 
 void rn_sqlite_lock_open(struct rn_sqlite_lock *l, const char *db_path)
 {
 	char path[PATH_MAX];
-	struct shared_lock *sh;
-	struct stat st;
-	bool ok = false;
 
-	l->shared = NULL;
-	snprintf(path, sizeof(path), "%s.lock", db_path);
-	l->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (l->fd < 0)
+	l->fd = -1;
+	if (snprintf(path, sizeof(path), "%s.lock", db_path) >= (int)sizeof(path))
 		return;
-	/* one opener initialises; the others wait on the file lock */
-	if (flock(l->fd, LOCK_EX) || fstat(l->fd, &st))
-		goto out;
-	if ((size_t)st.st_size < sizeof(*sh) && ftruncate(l->fd, sizeof(*sh)))
-		goto unlock;
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED, l->fd, 0);
-	if (sh == MAP_FAILED)
-		goto unlock;
-	if (__atomic_load_n(&sh->magic, __ATOMIC_ACQUIRE) != LOCK_MAGIC && init_mutex(sh))
-		goto unmap;
-	if (sh->version != LOCK_VERSION || sh->mutex_size != sizeof(pthread_mutex_t))
-		goto unmap;
-	l->shared = sh;
-	ok = true;
-unmap:
-	if (!ok)
-		munmap(sh, sizeof(*sh));
-unlock:
-	flock(l->fd, LOCK_UN);
-out:
-	if (!ok) {
-		close(l->fd);
-		l->fd = -1;
+	l->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (l->fd >= 0)
+		rn_private_fd(l->fd);
+}
+
+/* Without a usable timer or signal: short sleeps, like SQLite's own lock. */
+static int poll_lock(struct rn_sqlite_lock *l, long long deadline_ms)
+{
+	struct flock fl = whole_write_lock(F_WRLCK);
+
+	for (;;) {
+		if (!fcntl(l->fd, F_OFD_SETLK, &fl))
+			return 0;
+		if (errno != EAGAIN && errno != EACCES)
+			return -errno;
+		if (now_ms() >= deadline_ms)
+			return -EAGAIN;
+		usleep(500);
 	}
+}
+
+static int wait_lock(struct rn_sqlite_lock *l, long long deadline_ms)
+{
+	struct sigevent sev = { .sigev_notify = SIGEV_THREAD_ID };
+	struct itimerspec its = {
+		.it_value = { deadline_ms / 1000, (deadline_ms % 1000) * 1000000 },
+		.it_interval = { 0, WAKE_REPEAT_NS },
+	};
+	struct flock fl = whole_write_lock(F_WRLCK);
+	sigset_t mask;
+	timer_t timer;
+	int rc;
+
+	pthread_once(&wake_once, wake_install);
+	/* a thread that blocks the signal would never be woken: poll there */
+	if (!wake_sig || pthread_sigmask(SIG_BLOCK, NULL, &mask) || sigismember(&mask, wake_sig))
+		return poll_lock(l, deadline_ms);
+	sev.sigev_signo = wake_sig;
+	sev._sigev_un._tid = gettid();	/* sigev_notify_thread_id */
+	if (timer_create(CLOCK_MONOTONIC, &sev, &timer))
+		return poll_lock(l, deadline_ms);
+	if (timer_settime(timer, TIMER_ABSTIME, &its, NULL)) {
+		timer_delete(timer);
+		return poll_lock(l, deadline_ms);
+	}
+	for (;;) {
+		if (!fcntl(l->fd, F_OFD_SETLKW, &fl)) {
+			rc = 0;
+			break;
+		}
+		if (errno != EINTR) {
+			rc = -errno;
+			break;
+		}
+		/* our timer, or any other signal: only the clock decides */
+		if (now_ms() >= deadline_ms) {
+			rc = -EAGAIN;
+			break;
+		}
+	}
+	timer_delete(timer);
+	return rc;
 }
 
 int rn_sqlite_lock_acquire(struct rn_sqlite_lock *l, long long deadline_ms)
 {
-	struct shared_lock *sh = l->shared;
-	struct timespec abs = { deadline_ms / 1000, (deadline_ms % 1000) * 1000000 };
-	int err;
+	struct flock fl = whole_write_lock(F_WRLCK);
+	int rc;
 
-	if (!sh)
+	if (l->fd < 0)
 		return 0;
-	err = pthread_mutex_clocklock(&sh->mutex, CLOCK_MONOTONIC, &abs);
-	if (err == EOWNERDEAD) {
-		/* the holder died mid-transaction; SQLite undoes its writes */
-		pthread_mutex_consistent(&sh->mutex);
-		err = 0;
-	}
-	if (err == ETIMEDOUT)
-		return -EAGAIN;
-	if (err) {
-		/* unusable (ENOTRECOVERABLE): carry on polling SQLite's lock */
-		l->shared = NULL;
-		munmap(sh, sizeof(*sh));
+	if (!fcntl(l->fd, F_OFD_SETLK, &fl))
+		return 0;
+	rc = errno == EAGAIN || errno == EACCES ? wait_lock(l, deadline_ms) : -errno;
+	if (rc && rc != -EAGAIN) {
+		/* unusable (a file system without locks): poll SQLite's lock */
+		close(l->fd);
+		l->fd = -1;
 		return 0;
 	}
-	return 0;
+	return rc;
 }
 
 void rn_sqlite_lock_release(struct rn_sqlite_lock *l)
 {
-	struct shared_lock *sh = l->shared;
+	struct flock fl = whole_write_lock(F_UNLCK);
 
-	if (sh)
-		pthread_mutex_unlock(&sh->mutex);
+	if (l->fd >= 0)
+		fcntl(l->fd, F_OFD_SETLK, &fl);
 }
 
 void rn_sqlite_lock_close(struct rn_sqlite_lock *l)
 {
-	if (l->shared)
-		munmap(l->shared, sizeof(struct shared_lock));
 	if (l->fd >= 0)
 		close(l->fd);
-	l->shared = NULL;
 	l->fd = -1;
 }

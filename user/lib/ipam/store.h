@@ -90,6 +90,15 @@ int rn_store_etcd_open(struct rn_store **out, const struct rn_ipam_settings *st,
 int rn_pool_check_against(const struct rn_pool *p, const struct rn_ipam_pool_info *pools,
 			  int n, struct rn_error *e);
 
+/* Checks p's usable set against the live allocations of every other pool
+ * in pools[0..n-1] of its family that shares its scope (rn_pools_share_scope),
+ * whatever those pools' current definitions: a pool redefined away from
+ * addresses it still holds keeps them until they are released, and no
+ * pool may be written to hand them out meanwhile. -EBUSY naming the first
+ * address and its holder. Stores call it in the transaction of the write. */
+int rn_pool_check_held(struct rn_store *s, const struct rn_pool *p,
+		       const struct rn_ipam_pool_info *pools, int n, struct rn_error *e);
+
 /* An allocation record for a plan's owner. */
 void rn_alloc_fill(struct rn_ipam_allocation *a, const struct rn_alloc_plan *plan,
 		   const char *pool, const struct rn_addr *addr, int64_t created);

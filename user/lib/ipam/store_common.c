@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -19,6 +20,36 @@ int rn_pool_check_against(const struct rn_pool *p, const struct rn_ipam_pool_inf
 			return e ? e->code : -EINVAL;
 	}
 	return 0;
+}
+
+int rn_pool_check_held(struct rn_store *s, const struct rn_pool *p,
+		       const struct rn_ipam_pool_info *pools, int n, struct rn_error *e)
+{
+	char buf[RN_ADDR_STRLEN];
+	int err = 0;
+
+	for (int i = 0; i < n && !err; i++) {
+		const struct rn_pool *q = &pools[i].pool;
+		struct rn_alloc_filter f = { .pool = q->name };
+		struct rn_ipam_allocation *held;
+		int k;
+
+		if (!strcmp(q->name, p->name) || rn_pool_family(q) != rn_pool_family(p) ||
+		    !rn_pools_share_scope(p, q))
+			continue;
+		k = s->ops->list(s, &f, &held, e);
+		if (k < 0)
+			return k;
+		for (int j = 0; j < k && !err; j++)
+			if (rn_pool_usable(p, &held[j].addr))
+				err = rn_fail(e, -EBUSY, "ipam: pool \"%s\": %s is held by %s/%s "
+					      "in pool \"%s\", which shares a master and node with "
+					      "it; release it first",
+					      p->name, rn_addr_format(&held[j].addr, buf),
+					      held[j].container_id, held[j].ifname, q->name);
+		free(held);
+	}
+	return err;
 }
 
 void rn_alloc_fill(struct rn_ipam_allocation *a, const struct rn_alloc_plan *plan,

@@ -247,9 +247,13 @@ static int et_pool_write(struct rn_store *base, const struct rn_pool *p, bool fr
 		for (int i = 0; i < n; i++)
 			if (!strcmp(recs[i].pool.name, p->name))
 				old = &recs[i];
-		if (old && (mode == RN_POOL_CREATE || old->deleting))
+		/* a pool being deleted exists for IF_MISSING (a node whose config
+		 * still lists it opens its store all the same, and its other pools
+		 * work; allocations from this one fail until it is gone) */
+		if (old && (mode == RN_POOL_CREATE || (old->deleting && mode == RN_POOL_UPSERT)))
 			err = rn_fail(e, -EEXIST, "ipam: pool \"%s\" already exists%s", p->name,
-				      old->deleting ? " (being deleted)" : "");
+				      old->deleting ? " (being deleted: `rdmanetctl pool del "
+				      "--force` finishes it)" : "");
 		else if (old && (mode == RN_POOL_IF_MISSING || (rn_pool_equal(&old->pool, p) &&
 								 old->from_config == from_config)))
 			err = 1;
@@ -259,6 +263,11 @@ static int et_pool_write(struct rn_store *base, const struct rn_pool *p, bool fr
 		}
 		k = rn_et_recs_to_infos(recs, n, &infos, e);
 		err = k < 0 ? k : rn_pool_check_against(p, infos, k, e);
+		/* an allocation racing this read lands in a pool whose current
+		 * definition covers it, which the overlap check (and the pools/
+		 * revision compared below) already rules out */
+		if (!err && k >= 0)
+			err = rn_pool_check_held(base, p, infos, k, e);
 		if (k >= 0)
 			rn_ipam_pools_free(infos, k);
 		if (err) {
@@ -304,7 +313,11 @@ static int mark_deleting(struct etcd_store *s, const char *pkey, const struct po
 	return err;
 }
 
-/* Releases every address of a pool (each with its owner record). */
+/* Releases every address of a pool (each with its owner record). Every
+ * address is one step with a deadline of its own: a large pool takes as
+ * long as it takes, in one run, while a store that stops answering still
+ * fails within timeout_s. A run that is interrupted leaves the pool marked
+ * and the rest of its addresses for the next run. */
 static int drop_allocations(struct etcd_store *s, const char *name, const char *ips,
 			    const char *end, int *dropped, struct rn_error *e)
 {
@@ -318,6 +331,7 @@ static int drop_allocations(struct etcd_store *s, const char *name, const char *
 
 		if (rn_etcd_parse_ip_key(all.kvs[i].key, s->prefix, pool, sizeof(pool), &a))
 			continue;
+		rn_etcd_deadline(s->c);
 		r = rn_et_release_ip_once(s, name, &a, e);
 		if (r < 0)
 			err = r;
@@ -334,6 +348,7 @@ static int et_pool_delete(struct rn_store *base, const char *name, bool force,
 	struct etcd_store *s = to_et(base);
 	char pkey[RN_ETCD_KEY_MAX], ckey[RN_ETCD_KEY_MAX], ips[RN_ETCD_KEY_MAX], *end;
 	int dropped = 0, err = 0;
+	long long stuck_at = -1;
 	bool done = false;
 
 	rn_etcd_key_pool(pkey, s->prefix, name);
@@ -342,8 +357,8 @@ static int et_pool_delete(struct rn_store *base, const char *name, bool force,
 	end = rn_etcd_prefix_end(ips);
 	if (!end)
 		return rn_fail(e, -ENOMEM, "etcd: out of memory");
-	rn_etcd_deadline(s->c);
-	while (!err && !done && !rn_etcd_expired(s->c)) {
+	/* each pass (read, mark, drop, delete) gets its own deadline */
+	while (!err && !done && (rn_etcd_deadline(s->c), true)) {
 		struct rn_etcd_range res[2];
 		struct pool_rec rec = { 0 };
 		long long held;
@@ -367,8 +382,17 @@ static int et_pool_delete(struct rn_store *base, const char *name, bool force,
 				      held == 1 ? "" : "es");
 		else if (!err && held && !rec.deleting)
 			err = mark_deleting(s, pkey, &rec, e);
-		else if (!err && held)
+		else if (!err && held && held == stuck_at)
+			/* a pass dropped nothing and the count did not move: keys
+			 * this binary cannot release (they would loop for ever) */
+			err = rn_fail(e, -EIO, "ipam: etcd: pool \"%s\": %lld address keys under "
+				      "%s cannot be released", name, held, ips);
+		else if (!err && held) {
+			int before = dropped;
+
 			err = drop_allocations(s, name, ips, end, &dropped, e);
+			stuck_at = dropped == before ? held : -1;
+		}
 		else if (!err)
 			/* empty: delete unless an allocation landed after the count */
 			err = rn_etcd_txn(s->c, json_pack("[o, o]",
@@ -383,12 +407,7 @@ static int et_pool_delete(struct rn_store *base, const char *name, bool force,
 		rn_etcd_range_free(&res[1]);
 	}
 	free(end);
-	if (err)
-		return err;
-	if (done)
-		return dropped;
-	return rn_fail(e, -EAGAIN, "ipam: etcd: deletion of pool \"%s\" did not settle within "
-		       "%u s: try again later", name, s->base.settings->timeout_ms / 1000);
+	return err ? err : dropped;
 }
 
 static void et_close(struct rn_store *base)

@@ -20,8 +20,8 @@
  * none of it. Every read-modify-write runs in BEGIN IMMEDIATE, which takes
  * the write lock up front: two processes can never pick the same address,
  * and no transaction has to be retried for a lost upgrade. Waiting for the
- * lock: rdmanet's writers queue on a robust process-shared mutex
- * (sqlite_lock.h) so the lock passes to the next writer at once; SQLite's
+ * lock: rdmanet's writers queue on a kernel OFD lock that dies with its
+ * holder (sqlite_lock.h) so the lock passes to the next writer at once; SQLite's
  * lock held by anyone else is polled with short randomized sleeps
  * (SQLite's default handler sleeps up to 100 ms, far longer than a
  * transaction holds the lock). Both waits are bounded by ipam.timeout_s,
@@ -39,6 +39,7 @@
 
 #include "ipam/alloc_pick.h"
 #include "ipam/sqlite_lock.h"
+#include "private_file.h"
 #include "ipam/store.h"
 #include "mkdir_p.h"
 
@@ -343,7 +344,8 @@ static int sq_pool_write(struct rn_store *base, const struct rn_pool *p, bool fr
 		err = rn_fail(e, -EEXIST, "ipam: pool \"%s\" already exists", p->name);
 	else if (old && (mode == RN_POOL_IF_MISSING || rn_pool_equal(old, p)))
 		err = 0;
-	else if (!(err = rn_pool_check_against(p, pools, n, e))) {
+	else if (!(err = rn_pool_check_against(p, pools, n, e)) &&
+		 !(err = rn_pool_check_held(base, p, pools, n, e))) {
 		spec = rn_pool_to_text(p);
 		if (!spec)
 			err = rn_fail(e, -ENOMEM, "ipam: out of memory");
@@ -785,6 +787,16 @@ static int pragma(struct sqlite_store *s, const char *sql, struct rn_error *e)
 	return rc == SQLITE_OK ? 0 : db_fail(s, rc, e, sql);
 }
 
+static void private_sidecars(const char *db)
+{
+	static const char *const suffixes[] = { "-wal", "-shm", "-journal" };
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++)
+		if (snprintf(path, sizeof(path), "%s%s", db, suffixes[i]) < (int)sizeof(path))
+			rn_private_file(path, false);
+}
+
 static int no_store(const struct rn_ipam_settings *st, struct rn_error *e)
 {
 	return rn_fail(e, -ENOENT, "ipam: sqlite %s: no IPAM store yet (the first allocation, "
@@ -845,6 +857,13 @@ int rn_store_sqlite_open(struct rn_store **out, const struct rn_ipam_settings *s
 		return rn_fail(e, err, "ipam: sqlite %s: cannot create its directory: %s", st->path,
 			       strerror(-err));
 	}
+	/* SQLite gives the -wal and -shm files the database file's mode when it
+	 * creates them: a root-only database file makes all three root-only */
+	err = read_only ? 0 : rn_private_file(st->path, true);
+	if (err) {
+		free(s);
+		return rn_fail(e, err, "ipam: sqlite %s: %s", st->path, strerror(-err));
+	}
 	rc = sqlite3_open_v2(st->path, &s->db, SQLITE_OPEN_NOMUTEX | (read_only ?
 			     SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE),
 			     NULL);
@@ -860,6 +879,9 @@ int rn_store_sqlite_open(struct rn_store **out, const struct rn_ipam_settings *s
 		rn_sqlite_lock_open(&s->writers, st->path);
 		err = pragma(s, "PRAGMA journal_mode = WAL", e) ||
 		      pragma(s, "PRAGMA synchronous = FULL", e);
+		/* those an older version left world-readable */
+		if (!err)
+			private_sidecars(st->path);
 	}
 	err = err || schema(s, read_only, e);
 	for (int i = 0; !err && i < ST_MAX; i++) {
