@@ -68,21 +68,21 @@ void dp_reload(struct dp_server *s)
 	for (int i = 0; i < s->n_res; i++) {
 		struct dp_res *r = &s->res[i];
 		struct rn_dp_view v;
+		bool push;
 
 		if (rn_dp_view_build(&r->rc, &m, &v, &e)) {
 			rn_warn("device plugin %s: %s", r->view.resource, e.msg);
 			continue;
 		}
 		log_health(&r->view, &v);
-		if (!s->have_model || rn_dp_view_differs(&r->view, &v) ||
-		    memcmp(r->view.hcas, v.hcas, sizeof(v.hcas))) {
-			rn_dp_view_free(&r->view);
-			r->view = v;
+		/* the new view always replaces the old (Allocate and CDI need the
+		 * HCAs as they are now); kubelet hears only what it would see */
+		push = !s->have_model || rn_dp_view_differs(&r->view, &v);
+		changed |= memcmp(r->view.hcas, v.hcas, sizeof(v.hcas)) != 0;
+		rn_dp_view_free(&r->view);
+		r->view = v;
+		if (push)
 			dp_law_push(r);
-			changed = true;
-		} else {
-			rn_dp_view_free(&v);
-		}
 	}
 	if (s->have_model)
 		rn_rdma_model_free(&s->model);
