@@ -90,6 +90,14 @@ echo up >"$PF1/net/ens1f1np1/operstate"
 check "$G: Healthy again" dp_wait ".event == \"list\" and .resource == \"$G\" and .healthy == 3"
 check "agent log says why" grep -q "mlx5_1 unhealthy: mlx5_1 port 1 netdev ens1f1np1 down" "$RN_TMP/agent.log"
 
+res=$(rn_ctl --config "$RN_TMP/config.json" resources -j)
+check_eq "rdmanetctl resources: devices, health, NUMA, serving" \
+	"$(jq -c '[.[] | [.resource, .devices, .healthy, .numa, .serving, [.hcas[].name]]]' <<<"$res")" \
+	'[["rdma/hca_shared_devices_a",4,4,[0,1],true,["mlx5_0","mlx5_1"]],["spidernet.io/shared_cx5_gpu1",3,3,[1],true,["mlx5_1"]]]'
+check "rdmanetctl resources: a line per resource" \
+	grep -q "^spidernet.io/shared_cx5_gpu1: 3 devices, 3 healthy, numa 1, serving" \
+	<(rn_ctl --config "$RN_TMP/config.json" resources)
+
 # a kubelet restart: the old one dies, the new one deletes every socket
 # under device-plugins/ before it listens
 dp_kubelet_stop
