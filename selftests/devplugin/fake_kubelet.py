@@ -152,6 +152,17 @@ class Plugin:
             except grpc.RpcError as e:
                 log(name + '_error', resource=self.resource, code=str(e.code()),
                     details=e.details())
+        if self.args.bench_allocate:
+            ms = []
+            req = pb.AllocateRequest(container_requests=[
+                pb.ContainerAllocateRequest(devices_ids=ids[:1])])
+            for _ in range(self.args.bench_allocate):
+                t0 = time.monotonic()
+                self.stub.Allocate(req, timeout=10)
+                ms.append((time.monotonic() - t0) * 1000)
+            ms.sort()
+            log('allocate_bench', resource=self.resource, n=len(ms), p50_ms=ms[len(ms) // 2],
+                p99_ms=ms[int(len(ms) * 0.99) - 1], min_ms=ms[0])
         try:
             self.stub.PreStartContainer(pb.PreStartContainerRequest(devices_ids=ids[:1]),
                                         timeout=10)
@@ -265,6 +276,8 @@ def main():
     ap.add_argument('--refuse', action='store_true')
     ap.add_argument('--watcher', action='store_true')
     ap.add_argument('--stall', action='store_true')
+    ap.add_argument('--bench-allocate', type=int, default=0,
+                    help='time this many Allocate calls (one container, one ID)')
     ap.add_argument('--allocate-size', type=int, default=2)
     args = ap.parse_args()
     _log_file = open(args.log, 'a')
