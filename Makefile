@@ -18,13 +18,20 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 PKGS := libbpf libxdp libnl-3.0 libnl-route-3.0 libnl-genl-3.0 jansson sqlite3 libcurl libibverbs \
-	grpc libprotobuf-c
+	libprotobuf-c
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
+# gRPC core is dlopen'ed by the device plugin (user/lib/devplugin/grpc_dl.c),
+# never linked: an agent without a device plugin does not map it. The
+# sonames are the ones the build's headers belong to.
+soname = $(shell objdump -p $$($(CC) -print-file-name=$(1)) 2>/dev/null | awk '/SONAME/ { print $$2 }')
+GRPC_DEFS := -DDP_LIBGRPC='"$(call soname,libgrpc.so)"' -DDP_LIBGPR='"$(call soname,libgpr.so)"'
+
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wshadow -Wno-missing-field-initializers \
-	   -D_GNU_SOURCE -Iinclude -Iuser/lib -I$(OUT)/skel -I$(OUT)/gen -I. $(PKG_CFLAGS) -MMD -MP
+	   -D_GNU_SOURCE -Iinclude -Iuser/lib -I$(OUT)/skel -I$(OUT)/gen -I. $(PKG_CFLAGS) -MMD -MP \
+	   $(GRPC_DEFS)
 LDLIBS  += $(PKG_LIBS) -lelf -lz -lpthread
 
 # clang's BPF target does not know the host's system include dirs; Debian

@@ -13,6 +13,8 @@
 #include <grpc/grpc.h>
 #include <protobuf-c/protobuf-c.h>
 
+#include "devplugin/grpc_dl.h"
+
 #include "devplugin/devplugin.h"
 #include "rdma/roots.h"
 

@@ -225,7 +225,7 @@ struct rn_dp_server *rn_dp_start(const struct rn_config *c, struct rn_error *e)
 	if (!s)
 		return rn_fail(e, -ENOMEM, "device plugin: out of memory"), NULL;
 	s->inotify_fd = -1;
-	if (rn_dp_config_parse(c->device_plugin, &s->cfg, e))
+	if (rn_dp_config_parse(c->device_plugin, &s->cfg, e) || dp_grpc_load(e))
 		goto fail;
 	if (!s->cfg.n_res) {
 		rn_fail(e, -ENOENT, "device plugin: no resources configured");
