@@ -17,13 +17,21 @@ Q := @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-PKGS := libbpf libxdp libnl-3.0 libnl-route-3.0 libnl-genl-3.0 jansson sqlite3 libcurl libibverbs
+PKGS := libbpf libxdp libnl-3.0 libnl-route-3.0 libnl-genl-3.0 jansson sqlite3 libcurl libibverbs \
+	libprotobuf-c
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
+# gRPC core is dlopen'ed by the device plugin (user/lib/devplugin/grpc_dl.c),
+# never linked: an agent without a device plugin does not map it. The
+# sonames are the ones the build's headers belong to.
+soname = $(shell objdump -p $$($(CC) -print-file-name=$(1)) 2>/dev/null | awk '/SONAME/ { print $$2 }')
+GRPC_DEFS := -DDP_LIBGRPC='"$(call soname,libgrpc.so)"' -DDP_LIBGPR='"$(call soname,libgpr.so)"'
+
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wshadow -Wno-missing-field-initializers \
-	   -D_GNU_SOURCE -Iinclude -Iuser/lib -I$(OUT)/skel -I. $(PKG_CFLAGS) -MMD -MP
+	   -D_GNU_SOURCE -Iinclude -Iuser/lib -I$(OUT)/skel -I$(OUT)/gen -I. $(PKG_CFLAGS) -MMD -MP \
+	   $(GRPC_DEFS)
 LDLIBS  += $(PKG_LIBS) -lelf -lz -lpthread
 
 # clang's BPF target does not know the host's system include dirs; Debian
@@ -37,8 +45,14 @@ BPF_SRCS   := $(wildcard bpf/*.bpf.c)
 BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(OUT)/bpf/%.bpf.o,$(BPF_SRCS))
 SKELS      := $(patsubst bpf/%.bpf.c,$(OUT)/skel/%.skel.h,$(BPF_SRCS))
 
+# protobuf-c messages of the kubelet APIs, generated from the .proto files
+# the project keeps (the tests generate their Python stubs from the same)
+PROTOS     := $(wildcard user/lib/devplugin/api/*.proto)
+PROTO_C    := $(patsubst user/lib/devplugin/api/%.proto,$(OUT)/gen/devplugin/%.pb-c.c,$(PROTOS))
+PROTO_H    := $(PROTO_C:.c=.h)
+
 LIB_SRCS   := $(shell find user/lib -name '*.c' | sort)
-LIB_OBJS   := $(patsubst %.c,$(OUT)/obj/%.o,$(LIB_SRCS))
+LIB_OBJS   := $(patsubst %.c,$(OUT)/obj/%.o,$(LIB_SRCS) $(PROTO_C))
 LIB        := $(OUT)/librdmanet.a
 
 AGENT_OBJS := $(patsubst %.c,$(OUT)/obj/%.o,$(wildcard user/agent/*.c))
@@ -105,7 +119,16 @@ vmlinux:
 
 # --- userspace ------------------------------------------------------------
 
-$(OUT)/obj/%.o: %.c | $(SKELS)
+# The C side needs the messages only (gRPC core carries them); the service
+# blocks are left out because protoc-c would emit a struct member named
+# `register` for kubelet's Register method, a C keyword.
+$(OUT)/gen/devplugin/%.pb-c.c $(OUT)/gen/devplugin/%.pb-c.h: user/lib/devplugin/api/%.proto
+	$(call msg,PROTOC,$@)
+	$(Q)mkdir -p $(OUT)/gen/devplugin/msgs
+	$(Q)sed '/^service /,/^}/d' $< > $(OUT)/gen/devplugin/msgs/$*.proto
+	$(Q)protoc-c --c_out=$(OUT)/gen/devplugin -I$(OUT)/gen/devplugin/msgs $(OUT)/gen/devplugin/msgs/$*.proto
+
+$(OUT)/obj/%.o: %.c | $(SKELS) $(PROTO_H)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
@@ -155,11 +178,11 @@ $(OUT)/bench/%: $(OUT)/obj/selftests/bench/%.o $(TEST_LIB_OBJS) $(LIB)
 FUZZ_SRCS  := $(wildcard selftests/fuzz/fuzz_*.c)
 FUZZ_BINS  := $(patsubst selftests/fuzz/%.c,$(OUT)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
-FUZZ_LIB_OBJS := $(patsubst %.c,$(OUT)/fuzzobj/%.o,$(LIB_SRCS) $(wildcard selftests/bpf/lib/*.c))
+FUZZ_LIB_OBJS := $(patsubst %.c,$(OUT)/fuzzobj/%.o,$(LIB_SRCS) $(PROTO_C) $(wildcard selftests/bpf/lib/*.c))
 
 $(OUT)/fuzzobj/selftests/%.o: CFLAGS += $(TEST_INCLUDES)
 
-$(OUT)/fuzzobj/%.o: %.c | $(SKELS)
+$(OUT)/fuzzobj/%.o: %.c | $(SKELS) $(PROTO_H)
 	$(call msg,FUZZCC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(filter-out -O2 -g -Wshadow,$(CFLAGS)) $(FUZZ_FLAGS) -c $< -o $@
@@ -189,7 +212,8 @@ DEPS_PKGS := clang llvm gcc make pkg-config zlib1g-dev libxdp-dev xdp-tools \
 	prometheus-node-exporter containernetworking-plugins qemu-system-x86 \
 	busybox-static perftest qperf rdmacm-utils rdma-core ibverbs-utils ibverbs-providers kmod cpio \
 	xz-utils zstd binutils util-linux procps psmisc curl ca-certificates jq iputils-ping \
-	valgrind strace bc mount sqlite3
+	valgrind strace bc mount sqlite3 libgrpc-dev protobuf-c-compiler libprotobuf-c-dev python3-grpcio \
+	python3-grpc-tools podman runc
 DEPS_BPO_PKGS := libbpf-dev libbpf1 bpftool libelf1 libelf-dev libdw1 linux-libc-dev
 
 deps:

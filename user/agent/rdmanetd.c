@@ -15,6 +15,7 @@
 
 #include "datapath/datapath.h"
 #include "config.h"
+#include "devplugin/devplugin.h"
 #include "ipam/ipam_config.h"
 #include "log.h"
 #include "masters.h"
@@ -113,6 +114,7 @@ static int run(const struct rn_config *c, int once)
 {
 	struct rn_error e = { 0 };
 	struct sigaction sa = { .sa_handler = on_signal };
+	struct rn_dp_server *dp = NULL;
 	struct rn_maps m;
 	int lock, n;
 
@@ -150,6 +152,10 @@ static int run(const struct rn_config *c, int once)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* the kubelet device plugin runs in its own thread: the data path
+	 * never waits for kubelet */
+	if (!once && c->device_plugin && !(dp = rn_dp_start(c, &e)))
+		rn_err("%s", e.msg);
 	while (!once && !stop) {
 		struct timespec ts = { .tv_sec = c->textfile.interval_s > 0 ?
 						 c->textfile.interval_s : 15 };
@@ -164,6 +170,7 @@ static int run(const struct rn_config *c, int once)
 			export_once(c);
 		malloc_trim(0);
 	}
+	rn_dp_stop(dp);
 	if (!once)
 		rn_info("stopping; programs stay attached and maps pinned");
 	rn_maps_close(&m);

@@ -9,6 +9,7 @@
 #include "json_fields.h"
 #include "datapath/datapath.h"
 #include "ipam/ipam_config.h"
+#include "devplugin/devplugin.h"
 #include "rdma/rdma_config.h"
 
 const char *const rn_policy_names[3] = { "off", "monitor", "enforce" };
@@ -189,7 +190,8 @@ const char *rn_dscp_set_format(uint64_t mask, char *buf, size_t size)
 int rn_config_from_json(struct rn_config *c, json_t *root, struct rn_error *e)
 {
 	static const char *const keys[] = { "node", "masters", "default_policy", "qos",
-					    "textfile", "bpf", "ipam", "pools", "rdma", "cni", NULL };
+					    "textfile", "bpf", "ipam", "pools", "rdma", "cni",
+					    "device_plugin", NULL };
 	json_t *masters, *qos, *textfile, *bpf, *cni;
 	int pol, err;
 
@@ -207,7 +209,8 @@ int rn_config_from_json(struct rn_config *c, json_t *root, struct rn_error *e)
 	    rn_json_typed(root, "ipam", JSON_OBJECT, &c->ipam, "config", e) ||
 	    rn_json_typed(root, "pools", JSON_ARRAY, &c->pools, "config", e) ||
 	    rn_json_typed(root, "rdma", JSON_OBJECT, &c->rdma, "config", e) ||
-	    rn_json_typed(root, "cni", JSON_OBJECT, &cni, "config", e))
+	    rn_json_typed(root, "cni", JSON_OBJECT, &cni, "config", e) ||
+	    rn_json_typed(root, "device_plugin", JSON_OBJECT, &c->device_plugin, "config", e))
 		goto fail;
 	c->default_policy = pol;
 	err = (masters && parse_masters(c, masters, e)) ||
@@ -216,7 +219,8 @@ int rn_config_from_json(struct rn_config *c, json_t *root, struct rn_error *e)
 	      (bpf && parse_bpf(c, bpf, e)) || parse_cni(c, cni, e);
 	if (err)
 		goto fail;
-	if (rn_ipam_config_check(c, e) || rn_rdma_config_check(c, e))
+	if (rn_ipam_config_check(c, e) || rn_rdma_config_check(c, e) ||
+	    rn_dp_config_check(c, e))
 		goto fail;
 	c->root = json_incref(root);
 	return 0;

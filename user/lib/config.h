@@ -65,6 +65,7 @@ struct rn_config {
 	json_t *ipam;
 	json_t *pools;
 	json_t *rdma;
+	json_t *device_plugin;	/* devplugin/devplugin.h */
 	json_t *root;
 };
 

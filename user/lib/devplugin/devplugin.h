@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The kubelet device plugin: RDMA HCAs advertised as shared resources
+ * (what Mellanox's k8s-rdma-shared-dev-plugin does, from its config.json
+ * unchanged), served over the kubelet device-plugin API v1beta1 (gRPC on
+ * unix sockets) from a thread of rdmanetd. This header is the module's
+ * whole interface: config, resource views, Allocate answers, the server.
+ *
+ * The config's "device_plugin" section:
+ *   "device_plugin": { "kubelet_dir": "/var/lib/kubelet",
+ *                      "cdi": false, "cdi_dir": "/var/run/cdi",
+ *                      "periodicUpdateInterval": 60,
+ *                      "configList": [ { "resourcePrefix": "rdma",
+ *                                        "resourceName": "hca_shared_devices",
+ *                                        "rdmaHcaMax": 1000,
+ *                                        "selectors": { "ifNames": ["ens6f0np0"] } } ] }
+ * or "device_plugin": { "configFile": "/k8s-rdma-shared-dev-plugin/config.json" }
+ * (the shared plugin's file, used unchanged; kubelet_dir/cdi may sit next
+ * to configFile). Legacy "devices": [ifnames] is an ifNames selector. */
+#ifndef RDMANET_DEVPLUGIN_H
+#define RDMANET_DEVPLUGIN_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include "config.h"
+#include "error.h"
+#include "rdma/model.h"
+#include "rdma/selectors.h"
+
+#define RN_DP_DEFAULT_KUBELET_DIR "/var/lib/kubelet"
+#define RN_DP_DEFAULT_CDI_DIR "/var/run/cdi"
+#define RN_DP_DEFAULT_PREFIX "rdma"
+#define RN_DP_DEFAULT_HCA_MAX 1000
+#define RN_DP_MAX_RESOURCES 64
+#define RN_DP_MAX_HCAS 64		/* per resource: a unit's HCAs are a bit mask */
+#define RN_DP_API_VERSION "v1beta1"
+#define RN_DP_NAME_LEN 64		/* resourceName; kubelet: a DNS-1123 label part */
+#define RN_DP_PREFIX_LEN 254		/* resourcePrefix: a DNS subdomain */
+
+/* Where a resource's kubelet devices come from. Shared: rdmaHcaMax units,
+ * each standing for every selected HCA (a container gets them all). A
+ * later provider (SR-IOV VFs) plugs in by filling units its own way. */
+struct rn_dp_view;
+struct rn_dp_resource_config;
+typedef int (*rn_dp_provider_fn)(const struct rn_dp_resource_config *rc,
+				 const struct rn_rdma_model *m, struct rn_dp_view *v,
+				 struct rn_error *e);
+
+struct rn_dp_resource_config {
+	char prefix[RN_DP_PREFIX_LEN];
+	char name[RN_DP_NAME_LEN];
+	long long hca_max;		/* rdmaHcaMax: the units advertised */
+	struct rn_rdma_selectors selectors;
+	bool from_devices;		/* legacy "devices" gave the ifNames */
+	rn_dp_provider_fn provider;	/* NULL: shared (rn_dp_provider_shared) */
+};
+
+struct rn_dp_config {
+	char kubelet_dir[PATH_MAX];
+	bool cdi;
+	char cdi_dir[PATH_MAX];
+	int periodic_s;			/* periodicUpdateInterval; 0: events only */
+	char config_file[PATH_MAX];	/* "" : the keys were inline */
+	struct rn_dp_resource_config res[RN_DP_MAX_RESOURCES];
+	int n_res;
+};
+
+/* Parses the section (NULL: no device plugin, n_res 0). Errors name the
+ * key: "config: device_plugin.configList[1].selectors.vendorz: unknown key". */
+int rn_dp_config_parse(json_t *section, struct rn_dp_config *out, struct rn_error *e);
+/* For rn_config_*: validates c->device_plugin. */
+int rn_dp_config_check(const struct rn_config *c, struct rn_error *e);
+/* The full kubelet resource name "<prefix>/<name>" into buf. */
+void rn_dp_resource_fullname(const struct rn_dp_resource_config *rc, char *buf, size_t size);
+/* kubelet's own validation of an extended resource name (qualified name,
+ * prefix a DNS subdomain, not kubernetes.io). */
+int rn_dp_resource_name_check(const char *fullname, struct rn_error *e);
+
+/* --- a resource as kubelet sees it ------------------------------------- */
+
+struct rn_dp_hca {
+	char name[RN_RDMA_NAME_LEN];	/* "mlx5_0" */
+	char pci[RN_PCI_ADDR_LEN];	/* "" for soft devices */
+	char netdev[RN_IFNAMSIZ];	/* the first port's */
+	unsigned int port;		/* that port's number */
+	int numa;			/* -1 unknown */
+	bool healthy;
+	char why[128];			/* unhealthy: "mlx5_1 port 1 DOWN" */
+};
+
+struct rn_dp_unit {
+	char id[64];			/* kubelet device ID, < 64 characters */
+	uint64_t hcas;			/* bit i: view->hcas[i] */
+};
+
+struct rn_dp_view {
+	char resource[RN_DP_PREFIX_LEN + RN_DP_NAME_LEN];	/* "rdma/hca_shared_devices" */
+	struct rn_dp_hca hcas[RN_DP_MAX_HCAS];
+	int n_hcas;
+	struct rn_dp_unit *units;
+	int n_units;
+	bool refused;			/* nothing is served, refused_why says why */
+	char refused_why[256];
+};
+
+/* The shared provider: selected HCAs, rdmaHcaMax units over all of them. */
+int rn_dp_provider_shared(const struct rn_dp_resource_config *rc, const struct rn_rdma_model *m,
+			  struct rn_dp_view *v, struct rn_error *e);
+/* Builds the view of one resource from the model: HCAs, their health and
+ * NUMA nodes, units. In exclusive netns mode a shared resource is refused
+ * (v->refused, no units): a pod's netns would not see the HCA. */
+int rn_dp_view_build(const struct rn_dp_resource_config *rc, const struct rn_rdma_model *m,
+		     struct rn_dp_view *v, struct rn_error *e);
+void rn_dp_view_free(struct rn_dp_view *v);
+bool rn_dp_unit_healthy(const struct rn_dp_view *v, const struct rn_dp_unit *u);
+/* The NUMA nodes of a unit's HCAs as a bit mask (bit n: node n). */
+uint64_t rn_dp_unit_numa(const struct rn_dp_view *v, const struct rn_dp_unit *u);
+/* 1 if a and b would give kubelet different lists (IDs, health, NUMA). */
+bool rn_dp_view_differs(const struct rn_dp_view *a, const struct rn_dp_view *b);
+
+/* --- Allocate ------------------------------------------------------------ */
+
+struct rn_dp_devspec {
+	char host_path[64];
+	char container_path[64];
+	char permissions[4];		/* "rwm" */
+};
+
+struct rn_dp_alloc {
+	struct rn_dp_devspec *specs;
+	int n_specs;
+	char env_name[160];		/* RDMANET_HCAS_<PREFIX>_<NAME> */
+	char env_value[1024];		/* "mlx5_0:1:ens1f0np0,mlx5_1:1:ens1f1np1" */
+	char cdi_names[RN_DP_MAX_HCAS][160];	/* "rdmanet.io/hca=mlx5_0" */
+	int n_cdi;
+};
+
+/* One container's answer for the given device IDs: the uverbs, umad and
+ * issm nodes of every HCA behind them (issm where present) and rdma_cm,
+ * "rwm". Fails naming the ID or the node when an ID is unknown or a node
+ * the HCA needs is missing under the dev root. */
+int rn_dp_allocate(const struct rn_dp_view *v, const struct rn_rdma_model *m,
+		   const char *const *ids, int n_ids, struct rn_dp_alloc *out,
+		   struct rn_error *e);
+void rn_dp_alloc_free(struct rn_dp_alloc *a);
+/* GetPreferredAllocation for one container: must_include first, then
+ * healthy units on the NUMA nodes already chosen, then the rest. */
+int rn_dp_preferred(const struct rn_dp_view *v, const char *const *avail, int n_avail,
+		    const char *const *must, int n_must, int size, const char **out);
+
+/* --- CDI ----------------------------------------------------------------- */
+
+#define RN_CDI_KIND "rdmanet.io/hca"
+/* Writes <cdi_dir>/rdmanet.io-hca.json: one CDI device per HCA of the
+ * views, with its device nodes (and rdma_cm). Atomic (rename). */
+int rn_dp_cdi_write(const char *cdi_dir, const struct rn_dp_view *views, int n_views,
+		    const struct rn_rdma_model *m, struct rn_error *e);
+
+/* --- the server ---------------------------------------------------------- */
+
+struct rn_dp_server;
+
+/* Starts the device plugin thread for c (a copy is kept). Returns NULL
+ * with e set when the config has no device_plugin resources or the thread
+ * cannot start; the agent goes on either way. */
+struct rn_dp_server *rn_dp_start(const struct rn_config *c, struct rn_error *e);
+/* Stops serving and joins the thread; sockets are removed. */
+void rn_dp_stop(struct rn_dp_server *s);
+
+/* The views rdmanetctl shows: the resources of c over a model just read. */
+int rn_dp_views(const struct rn_config *c, const struct rn_rdma_model *m,
+		struct rn_dp_view **out, int *n_out, struct rn_error *e);
+
+#endif

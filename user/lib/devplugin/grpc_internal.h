@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Inside the device plugin's thread: one gRPC completion queue carries
+ * every server call, ListAndWatch send and Register attempt; each event's
+ * tag is a struct dp_tag whose done() runs on the thread. Nothing here is
+ * touched by another thread except dp_server.stop. Not part of the
+ * module's interface (that is devplugin.h). */
+#ifndef RDMANET_DEVPLUGIN_GRPC_INTERNAL_H
+#define RDMANET_DEVPLUGIN_GRPC_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <grpc/grpc.h>
+#include <protobuf-c/protobuf-c.h>
+
+#include "devplugin/grpc_dl.h"
+
+#include "devplugin/devplugin.h"
+#include "rdma/roots.h"
+
+#define DP_SOCK_MAX 108			/* sun_path */
+
+struct dp_tag {
+	void (*done)(struct dp_tag *t, bool ok);
+};
+
+struct dp_res;
+
+/* one server-side call */
+struct dp_call {
+	struct dp_tag req_tag;		/* grpc_server_request_call */
+	struct dp_tag recv_tag;		/* the request message */
+	struct dp_tag send_tag;		/* a response (unary: with the status) */
+	struct dp_tag close_tag;	/* RECV_CLOSE_ON_SERVER: peer gone or done */
+	struct dp_res *res;
+	grpc_server *server;		/* the server that took it */
+	grpc_call *call;
+	grpc_call_details details;
+	grpc_metadata_array md;
+	grpc_byte_buffer *recv_buf;
+	grpc_byte_buffer *send_buf;
+	grpc_slice status_details;
+	int cancelled;
+	int refs;			/* batches outstanding + 1 while open */
+	bool is_law;
+	bool send_busy, dirty, closed;
+	struct dp_call *next;		/* res->law list */
+};
+
+enum dp_srv_state { DP_SRV_DOWN, DP_SRV_UP, DP_SRV_STOPPING };
+enum dp_reg_state { DP_REG_IDLE, DP_REG_PENDING, DP_REG_DONE, DP_REG_WAIT };
+
+struct dp_res {
+	struct dp_server *srv;
+	struct rn_dp_resource_config rc;
+	struct rn_dp_view view;
+	char sock_name[DP_SOCK_MAX];	/* "rdmanet-<prefix>-<name>.sock" */
+	char sock_path[DP_SOCK_MAX];
+	grpc_server *server;
+	enum dp_srv_state state;
+	struct dp_tag shutdown_tag;
+	struct dp_call *law;		/* open ListAndWatch streams */
+	unsigned long long served;	/* times served (re-serves after deletion) */
+	double serve_retry_at;
+	/* Register with kubelet.sock (not in watcher mode) */
+	enum dp_reg_state reg;
+	struct dp_tag reg_tag;
+	grpc_channel *reg_chan;
+	grpc_call *reg_call;
+	grpc_byte_buffer *reg_send, *reg_recv;
+	grpc_metadata_array reg_md_init, reg_md_trail;
+	grpc_status_code reg_status;
+	grpc_slice reg_details;
+	double reg_retry_at;
+	int reg_failures;
+	unsigned long long registrations;
+};
+
+struct dp_server {
+	pthread_t thread;
+	atomic_bool stop;
+	grpc_completion_queue *cq;
+	struct rn_dp_config cfg;
+	struct rn_rdma_roots roots;
+	struct rn_rdma_model model;
+	bool have_model;
+	bool watcher;			/* plugins_registry exists: kubelet finds us there */
+	char plugin_dir[PATH_MAX];	/* where our sockets live */
+	char kubelet_sock[DP_SOCK_MAX];
+	struct dp_res *res;
+	int n_res;
+	int inotify_fd;
+	void *nl_sock;			/* struct nl_sock *: link events */
+	double reload_at[4];		/* model reloads due (0: none) */
+	double periodic_at;
+	int pending_shutdowns;
+};
+
+double dp_now(void);
+gpr_timespec dp_deadline_ms(long ms);
+
+/* protobuf-c <-> gRPC byte buffers */
+grpc_byte_buffer *dp_pb_pack(const ProtobufCMessage *msg);
+ProtobufCMessage *dp_pb_unpack(const ProtobufCMessageDescriptor *d, grpc_byte_buffer *bb);
+
+/* serve.c: a resource's socket and its calls */
+int dp_serve(struct dp_res *r);
+void dp_unserve(struct dp_res *r);
+void dp_call_unref(struct dp_call *c);
+
+/* rpc.c: the unary methods; fill *resp (packed) or fail with a status */
+grpc_status_code dp_rpc_unary(struct dp_res *r, const char *method, grpc_byte_buffer *req,
+			      grpc_byte_buffer **resp, char *err, size_t err_size);
+/* law.c: ListAndWatch */
+void dp_law_start(struct dp_call *c);
+void dp_law_push(struct dp_res *r);	/* the view changed: send the whole list */
+grpc_byte_buffer *dp_law_list(const struct dp_res *r);
+
+/* register.c: Register with kubelet.sock, asynchronously */
+void dp_register_start(struct dp_res *r);
+void dp_register_cancel(struct dp_res *r);
+
+/* events.c: our sockets deleted, kubelet.sock created, links changing */
+int dp_events_open(struct dp_server *s);
+void dp_events_poll(struct dp_server *s);
+int dp_events_rewatch(struct dp_server *s);
+void dp_events_close(struct dp_server *s);
+void dp_schedule_reload(struct dp_server *s);
+
+/* server.c */
+void dp_reload(struct dp_server *s);
+
+#endif
