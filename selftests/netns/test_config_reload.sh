@@ -125,6 +125,13 @@ check_eq "same programs after three edits" "$(progs)" "$PROGS"
 check_eq "tx counters never reset (20 + 40 + 15)" "$(rn_pod_stat t/a .tx.roce.packets)" 75
 check "off config published" cmp -s "$RN_TMP/off.json" "$HOST/config.json"
 
+# not kubelet's way: the file behind ..data rewritten in place (inotify on
+# the top directory does not see it; the tick's look does)
+n=$(log_count "reloaded")
+cat "$RN_TMP/monitor.json" >"$CM/$(readlink "$CM/..data")/config.json"
+check "an in-place edit behind the symlinks is picked up at the tick" wait_log "reloaded" "$n"
+check_eq "policy monitor again" "$(rn_stat '.masters[0].policy')" monitor
+
 n=$(log_count "takes effect at the next restart")
 sed "s|\"pin_dir\": \"$RN_PIN\"|\"pin_dir\": \"$RN_PIN-other\"|" "$RN_TMP/off.json" >"$RN_TMP/pin.json"
 cm_write "$RN_TMP/pin.json"

@@ -86,7 +86,6 @@ void rn_config_watch_open(struct rn_config_watch *w, const char *path)
 		w->fd = -1;
 		return;
 	}
-	rn_info("config: following %s (watching %s)", path, dir);
 }
 
 int rn_config_watch_wait(struct rn_config_watch *w, int timeout_ms)

@@ -211,6 +211,9 @@ static int run(struct rn_config *c, struct rn_config_watch *w, const char *publi
 	 * freed heap back so the agent idles small */
 	malloc_trim(0);
 
+	if (!once)
+		rn_info("config: following %s%s", w->path, w->fd >= 0 ?
+			" (inotify on its directory)" : "");
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
