@@ -81,7 +81,12 @@ static void apply_traffic_class(const struct rn_rdma_model *m, const struct rn_r
 	o->err = rn_sysfs_write(val, "%s/class/infiniband/%s/tc/%u/traffic_class", m->roots.sys,
 				d->name, port);
 	o->changed = !o->err;
-	if (o->err)
+	if (o->err == -EROFS)
+		/* the DaemonSet keeps /sys read-only: the class entry is a symlink
+		 * into /sys/devices, and nothing narrower would make it writable */
+		o->hint = "/sys is read-only here; deploy/rdmanetd-daemonset.yaml says how to "
+			  "make /sys/devices writable where this knob matters";
+	else if (o->err)
 		o->hint = "writing traffic_class failed";
 }
 
