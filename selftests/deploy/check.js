@@ -4,6 +4,8 @@
 // file), one line per problem "FILE: Kind/name: RULE: message", exit 1 on
 // any. --mutate applies one of mutations.js to the set first (the test
 // proves each rule fires). --list-mutations prints "NAME RULE" lines.
+// --extract-node-configs DIR FILE...: writes the config.json of each
+// rdmanet-config ConfigMap to DIR/<file>.json (for rdmanetd --check-config).
 "use strict";
 const fs = require("fs");
 const YAML = require("yaml");
@@ -15,6 +17,19 @@ const args = process.argv.slice(2);
 if (args[0] === "--list-mutations") {
 	for (const m of mutations)
 		console.log(`${m.name} ${m.rule}`);
+	process.exit(0);
+}
+if (args[0] === "--extract-node-configs") {
+	const dir = args[1];
+	for (const file of args.slice(2))
+		for (const d of YAML.parseAllDocuments(fs.readFileSync(file, "utf8"))) {
+			const o = d.toJS();
+			if (o && o.kind === "ConfigMap" && o.metadata.name === "rdmanet-config") {
+				const out = `${dir}/${require("path").basename(file, ".yaml")}.json`;
+				fs.writeFileSync(out, o.data["config.json"]);
+				console.log(out);
+			}
+		}
 	process.exit(0);
 }
 let mutate = null;

@@ -40,6 +40,7 @@ static void usage(FILE *f)
 		"usage: rdmanetd [--config FILE] [--publish-config FILE] [--pin-dir DIR] [--once]\n"
 		"                [-v|-q]\n"
 		"       rdmanetd --uninstall [--config FILE] [--pin-dir DIR]\n"
+		"       rdmanetd --check-config [--config FILE]\n"
 		"\n"
 		"  -c, --config FILE   node config (default %s; a missing default file\n"
 		"                      means all defaults)\n"
@@ -48,6 +49,8 @@ static void usage(FILE *f)
 		"      --pin-dir DIR   bpffs directory for maps and links (default %s)\n"
 		"      --once          attach, export once, exit (programs stay attached)\n"
 		"      --uninstall     detach everything rdmanetd attached and unpin\n"
+		"      --check-config  parse the config as a reload would, say ok or what is\n"
+		"                      wrong in one line, exit 0 or 1; touches nothing\n"
 		"  -v, --verbose       more log (repeat for debug); -q: errors only\n",
 		RN_DEFAULT_CONFIG, RN_DEFAULT_PIN_DIR);
 }
@@ -259,6 +262,7 @@ int main(int argc, char **argv)
 		{ "pin-dir", required_argument, NULL, 'p' },
 		{ "once", no_argument, NULL, 'o' },
 		{ "uninstall", no_argument, NULL, 'u' },
+		{ "check-config", no_argument, NULL, 'C' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -266,7 +270,7 @@ int main(int argc, char **argv)
 	};
 	const char *config = NULL, *pin_dir = NULL, *publish = NULL;
 	struct rn_config_watch w;
-	int once = 0, do_uninstall = 0, level = RN_LOG_INFO, opt, rc;
+	int once = 0, do_uninstall = 0, check_only = 0, level = RN_LOG_INFO, opt, rc;
 	struct rn_config c;
 	struct rn_error e = { 0 };
 
@@ -277,6 +281,7 @@ int main(int argc, char **argv)
 		case 'p': pin_dir = optarg; break;
 		case 'o': once = 1; break;
 		case 'u': do_uninstall = 1; break;
+		case 'C': check_only = 1; break;
 		case 'v': level = level < RN_LOG_DEBUG ? level + 1 : level; break;
 		case 'q': level = RN_LOG_ERROR; break;
 		case 'h': usage(stdout); return 0;
@@ -306,6 +311,12 @@ int main(int argc, char **argv)
 		return 1;
 	} else {
 		rn_config_defaults(&c);
+	}
+	if (check_only) {
+		printf("%s: ok%s\n", w.path, w.seen ? "" : " (no file: all defaults)");
+		rn_config_free(&c);
+		rn_config_watch_close(&w);
+		return 0;
 	}
 	if (pin_dir)
 		snprintf(c.bpf.pin_dir, sizeof(c.bpf.pin_dir), "%s", pin_dir);
