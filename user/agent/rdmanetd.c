@@ -6,6 +6,7 @@
 #include <malloc.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,7 @@ static int uninstall(const struct rn_config *c)
 struct fixed {
 	char pin_dir[PATH_MAX];	/* the lock, the pins and the open maps live there */
 	unsigned int max_pods;	/* sized into the maps when they were created */
+	bool pin_dir_cli;	/* --pin-dir given: the file's pin_dir is not used */
 };
 
 /* A changed config file: a bad one is reported in one line and changes
@@ -140,7 +142,7 @@ static void reload(struct rn_config *c, const struct fixed *fx, const char *path
 		rn_err("config %s: %s; keeping the last good config", path, e.msg);
 		return;
 	}
-	if (strcmp(n.bpf.pin_dir, fx->pin_dir))
+	if (!fx->pin_dir_cli && strcmp(n.bpf.pin_dir, fx->pin_dir))
 		rn_warn("config %s: bpf.pin_dir %s takes effect at the next restart; still %s",
 			path, n.bpf.pin_dir, fx->pin_dir);
 	if (n.bpf.max_pods != fx->max_pods)
@@ -171,9 +173,10 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int run(struct rn_config *c, struct rn_config_watch *w, const char *publish, int once)
+static int run(struct rn_config *c, struct rn_config_watch *w, const char *publish,
+	       bool pin_dir_cli, int once)
 {
-	struct fixed fx;
+	struct fixed fx = { .pin_dir_cli = pin_dir_cli };
 	struct rn_error e = { 0 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct rn_maps m;
@@ -321,7 +324,7 @@ int main(int argc, char **argv)
 	if (pin_dir)
 		snprintf(c.bpf.pin_dir, sizeof(c.bpf.pin_dir), "%s", pin_dir);
 
-	rc = do_uninstall ? uninstall(&c) : run(&c, &w, publish, once);
+	rc = do_uninstall ? uninstall(&c) : run(&c, &w, publish, pin_dir != NULL, once);
 	rn_config_free(&c);
 	rn_config_watch_close(&w);
 	return rc;
