@@ -65,7 +65,7 @@ progs() {
 }
 
 rn_agent_config "$RN_TMP/monitor.json" monitor
-rn_agent_config "$RN_TMP/enforce.json" enforce
+rn_agent_config "$RN_TMP/enforce.json" enforce "" '"qos": { "roce_dscp": 34, "ecn": "ect1" }'
 rn_agent_config "$RN_TMP/off.json" off
 cm_write "$RN_TMP/monitor.json"
 check "agent starts on the ConfigMap-shaped dir" \
@@ -83,6 +83,7 @@ n=$(log_count "reloaded")
 cm_write "$RN_TMP/enforce.json"
 check "kubelet-style swap to enforce: reload logged" wait_log "reloaded" "$n"
 check_eq "policy enforce without a restart" "$(rn_stat '.masters[0].policy')" enforce
+check_eq "QoS the programs mark with changed too" "$(rn_stat '.masters[0].qos | "\(.roce_dscp) \(.ecn)"')" "34 ect1"
 check_eq "enforce: spoofed source dropped" \
 	"$(received 4791 rn_in a "$GEN" --dst 10.77.0.100 --src 10.77.0.66 --count 30)" 0
 check_eq "enforce: own source delivered" \
