@@ -59,7 +59,7 @@ TOOLS          := $(patsubst selftests/tools/%.c,$(OUT)/tools/%,$(TOOL_SRCS))
 BENCH_SRCS     := $(wildcard selftests/bench/*.c)
 BENCH_BINS     := $(patsubst selftests/bench/%.c,$(OUT)/bench/%,$(BENCH_SRCS))
 
-.PHONY: all help deps test bench demo vmlinux install uninstall clean fuzz fuzz-long check-deps
+.PHONY: all help deps print-deps test test-fresh demo-fresh bench demo vmlinux install uninstall clean fuzz fuzz-long check-deps
 .DEFAULT_GOAL := all
 # skeletons and objects are inputs of other rules, not throwaway intermediates
 .SECONDARY:
@@ -72,6 +72,7 @@ help:
 	@echo "make test     deps + all + run every test; prints 'N passed, N failed, N skipped'"
 	@echo "make bench    deps + all + benchmarks; writes selftests/bench/results.json"
 	@echo "make demo     deps + all + a throwaway netns topology with rdmanetd and traffic"
+	@echo "make test-fresh, make demo-fresh  the same in a brand-new Debian 12 root (what CI runs)"
 	@echo "make fuzz     the parser fuzzers for a short time (part of make test)"
 	@echo "make fuzz-long  the parser fuzzers for FUZZ_SECONDS (default 600) each"
 	@echo "make vmlinux  regenerate vmlinux.h from /sys/kernel/btf/vmlinux"
@@ -180,7 +181,7 @@ DEPS_PKGS := clang llvm gcc make pkg-config zlib1g-dev libxdp-dev xdp-tools \
 	prometheus-node-exporter containernetworking-plugins qemu-system-x86 \
 	busybox-static perftest rdma-core ibverbs-utils ibverbs-providers kmod cpio \
 	xz-utils zstd binutils util-linux procps psmisc curl ca-certificates jq iputils-ping \
-	valgrind strace nodejs $(DEPS_NPM)
+	valgrind strace bc mount nodejs $(DEPS_NPM)
 # npm: Debian's package, unless an npm is already there (NodeSource's nodejs
 # bundles npm and conflicts with Debian's npm package). selftests/deploy
 # installs its npm packages from its lock file with `npm ci`.
@@ -189,6 +190,10 @@ DEPS_BPO_PKGS := libbpf-dev libbpf1 bpftool libelf1 libelf-dev libdw1 linux-libc
 
 deps:
 	@deploy/install-deps.sh $(DEPS_PKGS) -- $(DEPS_BPO_PKGS)
+
+# the package list, for the test that every command the tests run is in it
+print-deps:
+	@echo $(DEPS_PKGS) $(DEPS_BPO_PKGS)
 
 check-deps:
 	@command -v $(BPFTOOL) >/dev/null || { echo "bpftool missing: run 'make deps'" >&2; exit 1; }
@@ -199,6 +204,14 @@ test: deps
 	$(MAKE) all
 	$(MAKE) $(FUZZ_BINS)
 	selftests/run.sh $(OUT)
+
+# The same in a brand-new Debian 12 root built here (selftests/fresh-root.sh):
+# what CI runs, and what a new user's machine sees.
+test-fresh:
+	selftests/fresh-root.sh make test
+
+demo-fresh:
+	selftests/fresh-root.sh make demo
 
 bench: deps
 	$(MAKE) all

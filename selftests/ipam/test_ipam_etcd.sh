@@ -65,7 +65,7 @@ fi
 ipam_concurrent "concurrent" "$DIR/config.json" conc "$DIR" 8 250
 
 # --- kill -9 at random moments (own prefix: gc is store-wide) -----------------
-ipam_crash "etcd crash" "$DIR/crash.json" crash "$DIR" 8 200 1500
+ipam_crash "etcd crash" "$DIR/crash.json" crash "$DIR" 8 1500
 
 # --- the leader killed mid-run: allocations continue ---------------------------
 leader=$(etcd_leader)

@@ -28,7 +28,7 @@ ipam_concurrent "concurrent" "$DIR/config.json" conc "$DIR" 8 250
 
 # --- kill -9 at random moments (own database: gc is store-wide) ---------------
 sed "s|$DIR/ipam.db|$DIR/crash.db|" "$DIR/config.json" >"$DIR/crash.json"
-ipam_crash "sqlite crash" "$DIR/crash.json" crash "$DIR" 8 1000 500
+ipam_crash "sqlite crash" "$DIR/crash.json" crash "$DIR" 8 500
 
 # --- a held write lock: bounded "try again later", then recovery -------------
 sed 's/"timeout_s": 10/"timeout_s": 1/' "$DIR/config.json" >"$DIR/short.json"

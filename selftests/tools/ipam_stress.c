@@ -2,7 +2,7 @@
 /* ipam_stress: one allocator process for the IPAM concurrency, crash and
  * fault tests and the benchmarks.
  *
- *   ipam_stress -c CONFIG -p POOL[,POOL...] -n COUNT -i ID_PREFIX
+ *   ipam_stress -c CONFIG -p POOL[,POOL...] (-n COUNT | -u) -i ID_PREFIX
  *               [-r REPORT] [-s START_EPOCH_MS] [-R | -X] [-t RETRY_SECONDS]
  *
  * Allocates COUNT addresses for owners ID_PREFIX-0 .. ID_PREFIX-(COUNT-1)
@@ -13,7 +13,10 @@
  * -R then releases them all; -X only releases (a second phase of a
  * benchmark). -s waits for a wall-clock start so parallel
  * processes begin together. "Try again later" (-EAGAIN) is retried for up
- * to RETRY_SECONDS (default 0: it is an error). Prints one JSON line:
+ * to RETRY_SECONDS (default 0: it is an error). -u allocates until the
+ * process is killed: new owners without end, and a full pool is waited out
+ * (retried), never an exit, so a crash test's kill always lands mid-run
+ * however fast the store is. Prints one JSON line:
  * {"allocated", "released", "alloc_s", "release_s", "eagain", "max_eagain_ms"}. */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,7 +33,7 @@ struct opts {
 	const char *config, *pools, *prefix, *report;
 	long count;
 	long long start_ms;
-	bool release, release_only;
+	bool release, release_only, unbounded;
 	int retry_s;
 };
 
@@ -55,7 +58,7 @@ static void wait_until(long long epoch_ms)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: ipam_stress -c CONFIG -p POOL[,POOL] -n COUNT -i ID_PREFIX "
+	fprintf(stderr, "usage: ipam_stress -c CONFIG -p POOL[,POOL] (-n COUNT | -u) -i ID_PREFIX "
 		"[-r REPORT] [-s START_EPOCH_MS] [-R | -X] [-t RETRY_SECONDS]\n");
 	return 2;
 }
@@ -112,11 +115,12 @@ int main(int argc, char **argv)
 	char pools[512];
 	int fd = -1, c;
 
-	while ((c = getopt(argc, argv, "c:p:n:i:r:s:RXt:")) != -1) {
+	while ((c = getopt(argc, argv, "c:p:n:ui:r:s:RXt:")) != -1) {
 		switch (c) {
 		case 'c': o.config = optarg; break;
 		case 'p': o.pools = optarg; break;
 		case 'n': o.count = atol(optarg); break;
+		case 'u': o.unbounded = true; break;
 		case 'i': o.prefix = optarg; break;
 		case 'r': o.report = optarg; break;
 		case 's': o.start_ms = atoll(optarg); break;
@@ -126,7 +130,8 @@ int main(int argc, char **argv)
 		default: return usage();
 		}
 	}
-	if (!o.config || !o.pools || !o.prefix || o.count < 0)
+	if (!o.config || !o.pools || !o.prefix || o.count < 0 ||
+	    (o.unbounded && (o.release || o.start_ms)))
 		return usage();
 	if (rn_config_load(&cfg, o.config, &e)) {
 		fprintf(stderr, "ipam_stress: %s\n", e.msg);
@@ -153,7 +158,7 @@ int main(int argc, char **argv)
 	req.ipv6_pools = v6;
 	req.ifname = "net1";
 	req.pod_namespace = "stress";
-	for (long i = 0; i < o.count && !o.release_only; i++) {
+	for (long i = 0; (o.unbounded || i < o.count) && !o.release_only; i++) {
 		struct rn_ipam_result res;
 		char cid[128];
 		double first_fail = 0;
@@ -166,6 +171,10 @@ int main(int argc, char **argv)
 
 			if (!err)
 				break;
+			if (o.unbounded && err == -ENOSPC) {
+				usleep(10000);
+				continue;
+			}
 			if (err != -EAGAIN || !o.retry_s ||
 			    (first_fail && now_s() - first_fail > o.retry_s)) {
 				fprintf(stderr, "ipam_stress: %s: %s\n", cid, e.msg);

@@ -12,28 +12,15 @@
 #      (ib_write_bw -R) from node-b carries TOS 137 on the wire.
 # The host part is at the bottom; inside a VM this file is the node script.
 
-# True once a capture file stopped growing for half a second (tcpdump lags
-# the wire under TCG).
-settled() {
-	local a b
-	a=$(stat -c %s "$1")
-	sleep 0.5
-	b=$(stat -c %s "$1")
-	[ "$a" = "$b" ]
-}
-
 capture_start() {	# capture_start FILE FILTER
-	tcpdump -i eth0 -nn -s 128 -B 16384 -U -w "$1" "$2" 2>"$1.err" &
-	CAP=$!
-	vm_wait_until 30 grep -q 'listening on' "$1.err"
+	vm_capture_start "$1" "$2"
 }
 
-capture_stop() {	# capture_stop FILE
-	vm_wait_until 30 settled "$1"
-	kill -INT "$CAP"
-	wait "$CAP"
-	cp "$1" "$1.err" "$VM_OUT/"
-	check "tcpdump dropped no packet ($(basename "$1"))" grep -q '^0 packets dropped by kernel' "$1.err"
+# capture_stop FILE SENT: the capture is complete once it holds the SENT
+# packets the sender's rxe counted (bounded wait; both numbers on failure)
+capture_stop() {
+	check "the capture holds the $2 packets the sender's rxe sent, none dropped ($(basename "$1"))" \
+		vm_capture_stop "$1" "$2"
 }
 
 # "count dscp ecn" per distinct marking of the RDMA WRITE packets from $2
@@ -49,7 +36,7 @@ tx_roce() {
 		"\(.total.tx.roce.packets) \(.unknown_by_class.tx.roce.packets)"'
 }
 
-rxe_stat() { rdma -j statistic show link rxe0/1 | jq -r ".[0].$1"; }
+rxe_stat() { vm_rxe_stat "$1"; }
 
 # An RDMA-CM run of ib_write_bw between the nodes; under a loaded TCG host
 # perftest's RDMA-CM setup can stall for good (an RNR-retried send that
@@ -121,7 +108,8 @@ JSON
 	check_eq "ib_write_bw client (marked by tc) exits 0" $? 0
 	after=$(tx_roce)
 	sent1=$(rxe_stat sent_pkts)
-	cap=$(vm_get captured 90)
+	vm_put sent-a "$((sent1 - sent0))"
+	cap=$(vm_get captured 180)
 	read -r t0 u0 <<<"$before"
 	read -r t1 u1 <<<"$after"
 	check_range "node-b captured RDMA WRITEs ($cap)" "${cap:-0}" 1200 1000000
@@ -152,7 +140,7 @@ JSON
 	vm_barrier capturing-cm 60
 	perftest_cm server -s 4096 -n 200
 	check_eq "ib_write_bw -R server exits 0" $? 0
-	capture_stop /tmp/b2a.pcap
+	capture_stop /tmp/b2a.pcap "$(vm_get sent-b 180)"
 	j=$(markings /tmp/b2a.pcap "$VM_PEER_IP")
 	echo "$j" >"$VM_OUT/b2a.markings"
 	check_eq "every RDMA-CM WRITE from node-b carries TOS 137 (DSCP 34, ECT(1))" \
@@ -168,7 +156,7 @@ node_b() {
 	vm_barrier capturing 60
 	perftest server 18515 -x "$(gid_v2_index /sys rxe0 1 "$VM_IP")" -s 4096 -n 300
 	check_eq "ib_write_bw server exits 0" $? 0
-	capture_stop /tmp/a2b.pcap
+	capture_stop /tmp/a2b.pcap "$(vm_get sent-a 180)"
 	n=$(tcpdump -r /tmp/a2b.pcap -nn 2>/dev/null | wc -l)
 	vm_put captured "$n"
 	j=$(markings /tmp/a2b.pcap "$VM_PEER_IP")
@@ -192,9 +180,12 @@ JSON
 		"$(bpftool -j net show dev eth0 | jq '[.[0].tc[]?] | length')" 0
 	check_eq "default_roce_tos stays after uninstall" \
 		"$(cat /sys/kernel/config/rdma_cm/rxe0/ports/1/default_roce_tos)" 137
+	local sent0
+	sent0=$(rxe_stat sent_pkts)
 	vm_barrier capturing-cm 60
 	perftest_cm client -s 4096 -n 200
 	check_eq "ib_write_bw -R client exits 0" $? 0
+	vm_put sent-b "$(($(rxe_stat sent_pkts) - sent0))"
 }
 
 if [ -n "${VM_NODE:-}" ]; then

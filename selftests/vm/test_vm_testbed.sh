@@ -58,13 +58,21 @@ guest_main() {
 	check "bpffs on /sys/fs/bpf" sh -c "stat -f -c %T /sys/fs/bpf | grep -q bpf"
 	check "configfs on /sys/kernel/config" sh -c "grep -q ' /sys/kernel/config configfs' /proc/mounts"
 	check "the peer answers ping over the wire" vm_wait_peer 30
-	# node-b captures the RoCEv2 packets of the write test; the host decodes them
+	# node-b captures the RoCEv2 packets of the write test (both directions);
+	# the host decodes them. The capture is complete once it holds what both
+	# nodes' rxe say they sent.
+	local sent0
 	if [ "$VM_NODE" = node-b ]; then
 		check "tcpdump is capturing on $VM_IFACE" vm_capture_start /tmp/roce.pcap udp port 4791
 	fi
+	sent0=$(vm_rxe_stat sent_pkts)
 	perftest_pair ib_write_bw 18515 4 "average Gb/s" -s 65536 -n 200 --report_gbits
+	vm_put "sent-$VM_NODE" "$(($(vm_rxe_stat sent_pkts) - sent0))"
 	if [ "$VM_NODE" = node-b ]; then
-		check "tcpdump dropped no packet" vm_capture_stop /tmp/roce.pcap
+		local want
+		want=$(($(vm_get sent-node-a 120) + $(vm_get sent-node-b 120)))
+		check "the capture holds every packet both rxe sent ($want), none dropped" \
+			vm_capture_stop /tmp/roce.pcap "$want"
 	fi
 	perftest_pair ib_read_lat 18516 6 "typical latency (usec)" -s 64 -n 200
 	vm_barrier finished 60

@@ -39,24 +39,36 @@ ipam_verify() {
 	rm -rf "$tmp"
 }
 
-# ipam_crash WHAT CONFIG POOL DIR PROCS COUNT KILL_MS
-# PROCS allocators of COUNT addresses each, every one killed with SIGKILL
-# at its own random moment (30 to KILL_MS ms in); then the store is verified
-# against what they reported, allocation works again, and GC with the
-# reported owners as the valid set leaves exactly the reported allocations
-# (an allocation committed just before the kill, never reported, is what
-# GC is for).
+# ipam_crash WHAT CONFIG POOL DIR PROCS KILL_MS
+# PROCS allocators that allocate until killed (ipam_stress -u: nothing ends
+# them but the kill, however fast the store), each killed with SIGKILL at its
+# own random moment (0 to KILL_MS ms) after it has reported its first
+# allocation; then the store is verified against what they reported,
+# allocation works again, and GC with the reported owners as the valid set
+# leaves exactly the reported allocations (an allocation committed just
+# before the kill, never reported, is what GC is for).
 ipam_crash() {
-	local what=$1 cfg=$2 pool=$3 dir=$4 procs=$5 count=$6 kill_ms=$7 i pids=() killers=()
-	local killed=0 valid
+	local what=$1 cfg=$2 pool=$3 dir=$4 procs=$5 kill_ms=$6 i pids=() killers=()
+	local killed=0 valid started=0 deadline
 	: >"$dir/crash.report"
 	for ((i = 0; i < procs; i++)); do
-		"$RN_BUILD/tools/ipam_stress" -c "$cfg" -p "$pool" -n "$count" -i "crash$i" \
+		"$RN_BUILD/tools/ipam_stress" -c "$cfg" -p "$pool" -u -i "crash$i" \
 			-r "$dir/crash.report" -t 30 >/dev/null 2>"$dir/crash$i.err" &
 		pids+=($!)
 	done
+	# every allocator under way (one reported allocation each), bounded
+	deadline=$(($(date +%s) + 60))
+	while [ "$(date +%s)" -lt "$deadline" ]; do
+		started=0
+		for ((i = 0; i < procs; i++)); do
+			grep -q "^crash$i-" "$dir/crash.report" && started=$((started + 1))
+		done
+		[ "$started" = "$procs" ] && break
+		sleep 0.05
+	done
+	check_eq "$what: all $procs allocators under way before the kills" "$started" "$procs"
 	for i in "${pids[@]}"; do
-		local ms=$((30 + RANDOM % (kill_ms - 30)))
+		local ms=$((RANDOM % kill_ms))
 		( sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"; kill -KILL "$i" 2>/dev/null ) &
 		killers+=($!)
 	done
@@ -66,7 +78,8 @@ ipam_crash() {
 	done
 	wait "${killers[@]}"
 	tap_diag "$what: $killed of $procs allocators killed mid-run, $(wc -l <"$dir/crash.report") allocations reported"
-	check "$what: the allocators were killed while allocating" test "$killed" -gt 0
+	check_eq "$what: every allocator was killed while allocating (none exited by itself)" "$killed" "$procs"
+	[ "$killed" = "$procs" ] || cat "$dir"/crash*.err | head -5 | sed 's/^/# /'
 	ipam_verify "$what: after SIGKILL" "$cfg" "$pool" "$dir/crash.report"
 	check "$what: allocation works after the crash" \
 		"$RN_BUILD/tools/ipam_stress" -c "$cfg" -p "$pool" -n 5 -i "after" -r "$dir/crash.report"

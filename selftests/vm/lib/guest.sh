@@ -117,15 +117,13 @@ vm_wait_peer() {
 	return 1
 }
 
-# Under TCG tcpdump lags the wire by seconds at perftest rates: it writes
-# to a VM-local file (not the 9p share), and stopping waits until the file
-# stopped growing for half a second.
-vm__file_settled() {
-	local a b
-	a=$(stat -c %s "$1")
-	sleep 0.5
-	b=$(stat -c %s "$1")
-	[ "$a" = "$b" ]
+# Packets in a capture file tcpdump is still writing (-U: whole packets).
+vm__capture_count() {
+	tcpdump -r "$1" -nn 2>/dev/null | wc -l
+}
+
+vm__capture_holds() {
+	[ "$(vm__capture_count "$1")" -ge "$2" ]
 }
 
 vm_capture_start() {
@@ -138,15 +136,30 @@ vm_capture_start() {
 	return 1
 }
 
+# vm_capture_stop FILE EXPECTED
+# Under TCG tcpdump lags the wire by seconds at perftest rates, so stopping
+# waits (bounded) until the capture holds EXPECTED packets, the count the
+# senders' own counters report (rxe sent_pkts), then checks it holds exactly
+# that many and that the kernel dropped none; a mismatch prints both numbers.
 vm_capture_stop() {
-	local file=$1
-	vm_wait_until 60 vm__file_settled "$file"
+	local file=$1 want=$2 got
+	vm_wait_until 120 vm__capture_holds "$file" "$want"
 	kill -INT "$VM_CAPTURE_PID"
 	wait "$VM_CAPTURE_PID"
 	cp "$file" "$file.err" "$VM_OUT/"
+	got=$(vm__capture_count "$file")
+	if [ "$got" != "$want" ]; then
+		echo "vm_capture_stop: $(basename "$file") holds $got packets, the senders report $want" >&2
+		return 1
+	fi
 	grep -q '^0 packets dropped by kernel' "$file.err" && return 0
 	echo "vm_capture_stop: $(grep 'dropped by kernel' "$file.err")" >&2
 	return 1
+}
+
+# rxe's count of one of its hardware counters (sent_pkts, rcvd_pkts, ...)
+vm_rxe_stat() {
+	rdma -j statistic show link "$VM_RXE/1" | jq -r ".[0].$1"
 }
 
 vm_gid_index() {
