@@ -31,8 +31,7 @@ tests=()
 for t in "$OUT"/selftests/unit/test_* "$OUT"/selftests/bpf/test_* \
 	 selftests/fuzz/test_*.sh selftests/unit/test_*.sh selftests/netns/test_*.sh \
 	 selftests/metrics/test_*.sh selftests/ipam/test_*.sh selftests/cni/test_*.sh \
-	 selftests/devplugin/test_*.sh \
-	 selftests/vm/test_*.sh; do
+	 selftests/devplugin/test_*.sh selftests/deploy/test_*.sh selftests/vm/test_*.sh; do
 	[ -x "$t" ] || continue
 	[[ "$t" == *.d ]] && continue
 	# shellcheck disable=SC2053

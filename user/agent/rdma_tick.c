@@ -137,9 +137,17 @@ static void apply_netns_mode(const struct rn_rdma_config *rc, const struct rn_rd
 			rn_netns_mode_names[rc->netns_mode]);
 }
 
+/* the netns mode is applied at start and after a config reload, not on
+ * every tick (the kernel refuses while namespaces exist; once is enough) */
+static bool started;
+
+void rn_rdma_agent_config_changed(void)
+{
+	started = false;
+}
+
 void rn_rdma_agent_tick(const struct rn_config *c)
 {
-	static bool started;
 	struct watch_ctx w = { 0 };
 	struct rn_rdma_config rc;
 	struct rn_rdma_roots roots;

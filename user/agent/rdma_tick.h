@@ -7,5 +7,7 @@
 #include "config.h"
 
 void rn_rdma_agent_tick(const struct rn_config *c);
+/* A new config: its netns mode is applied at the next tick. */
+void rn_rdma_agent_config_changed(void);
 
 #endif

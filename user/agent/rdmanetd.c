@@ -6,6 +6,7 @@
 #include <malloc.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,8 @@
 
 #include "datapath/datapath.h"
 #include "config.h"
+#include "config_publish.h"
+#include "config_watch.h"
 #include "devplugin/devplugin.h"
 #include "ipam/ipam_config.h"
 #include "log.h"
@@ -33,14 +36,20 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: rdmanetd [--config FILE] [--pin-dir DIR] [--once] [-v|-q]\n"
+		"usage: rdmanetd [--config FILE] [--publish-config FILE] [--pin-dir DIR] [--once]\n"
+		"                [-v|-q]\n"
 		"       rdmanetd --uninstall [--config FILE] [--pin-dir DIR]\n"
+		"       rdmanetd --check-config [--config FILE]\n"
 		"\n"
 		"  -c, --config FILE   node config (default %s; a missing default file\n"
 		"                      means all defaults)\n"
+		"      --publish-config FILE  write each config applied to FILE (atomically):\n"
+		"                      the host's copy the CNI plugin reads\n"
 		"      --pin-dir DIR   bpffs directory for maps and links (default %s)\n"
 		"      --once          attach, export once, exit (programs stay attached)\n"
 		"      --uninstall     detach everything rdmanetd attached and unpin\n"
+		"      --check-config  parse the config as a reload would, say ok or what is\n"
+		"                      wrong in one line, exit 0 or 1; touches nothing\n"
 		"  -v, --verbose       more log (repeat for debug); -q: errors only\n",
 		RN_DEFAULT_CONFIG, RN_DEFAULT_PIN_DIR);
 }
@@ -110,14 +119,85 @@ static int uninstall(const struct rn_config *c)
 	return 0;
 }
 
-static int run(const struct rn_config *c, int once)
+/* What the agent was started with that a reload cannot change. */
+struct fixed {
+	char pin_dir[PATH_MAX];	/* the lock, the pins and the open maps live there */
+	unsigned int max_pods;	/* sized into the maps when they were created */
+	bool pin_dir_cli;	/* --pin-dir given: the file's pin_dir is not used */
+};
+
+/* A changed config file: a bad one is reported in one line and changes
+ * nothing; a good one replaces *c and is applied at once, as the tick
+ * would (masters and their policy/QoS, hardware QoS, netns mode, pools,
+ * textfile). The keys in struct fixed need a restart: said, and kept. */
+static void reload(struct rn_config *c, const struct fixed *fx, const char *path,
+		   const char *text, const char *publish, const struct rn_maps *m,
+		   struct rn_dp_server **dp)
 {
+	struct rn_error e = { 0 };
+	struct rn_config n;
+	bool dp_changed;
+
+	if (rn_config_parse(&n, text, &e)) {
+		rn_err("config %s: %s; keeping the last good config", path, e.msg);
+		return;
+	}
+	if (!fx->pin_dir_cli && strcmp(n.bpf.pin_dir, fx->pin_dir))
+		rn_warn("config %s: bpf.pin_dir %s takes effect at the next restart; still %s",
+			path, n.bpf.pin_dir, fx->pin_dir);
+	if (n.bpf.max_pods != fx->max_pods)
+		rn_warn("config %s: bpf.max_pods %u takes effect when the maps are made again "
+			"(rdmanetd --uninstall, then start); still %u", path, n.bpf.max_pods,
+			fx->max_pods);
+	snprintf(n.bpf.pin_dir, sizeof(n.bpf.pin_dir), "%s", fx->pin_dir);
+	n.bpf.max_pods = fx->max_pods;
+	dp_changed = !(c->device_plugin ? n.device_plugin && json_equal(c->device_plugin,
+									  n.device_plugin)
+					: !n.device_plugin);
+	rn_config_free(c);
+	*c = n;
+	rn_info("config %s: reloaded (%d master(s)%s, qos dscp %d/%d ecn %s, textfile every %ds)",
+		path, c->n_masters, c->n_masters ? "" : ": discovered", c->qos.roce_dscp,
+		c->qos.cnp_dscp, rn_ecn_names[c->qos.ecn], c->textfile.interval_s);
+	rn_masters_reconcile(c, m);
+	rn_rdma_agent_config_changed();
+	rn_rdma_agent_tick(c);
+	ipam_sync(c);
+	export_once(c);
+	/* kubelet sees the resources go and come back: ListAndWatch streams
+	 * end, the plugin registers again with the new set */
+	if (dp_changed) {
+		rn_dp_stop(*dp);
+		*dp = NULL;
+		if (c->device_plugin && !(*dp = rn_dp_start(c, &e)))
+			rn_err("%s", e.msg);
+		else
+			rn_info("config %s: device plugin %s", path, *dp ? "restarted" : "stopped");
+	}
+	if (publish)
+		rn_config_publish(publish, text, strlen(text));
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int run(struct rn_config *c, struct rn_config_watch *w, const char *publish,
+	       bool pin_dir_cli, int once)
+{
+	struct fixed fx = { .pin_dir_cli = pin_dir_cli };
 	struct rn_error e = { 0 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct rn_dp_server *dp = NULL;
 	struct rn_maps m;
 	int lock, n;
 
+	snprintf(fx.pin_dir, sizeof(fx.pin_dir), "%s", c->bpf.pin_dir);
+	fx.max_pods = c->bpf.max_pods;
 	if (rn_pin_dir_prepare(c->bpf.pin_dir, &e)) {
 		rn_err("%s", e.msg);
 		return 1;
@@ -145,10 +225,15 @@ static int run(const struct rn_config *c, int once)
 	rn_rdma_agent_tick(c);
 	ipam_sync(c);
 	export_once(c);
+	if (publish && w->seen)
+		rn_config_publish(publish, w->seen, w->seen_len);
 	/* loading BPF objects parses the kernel's BTF (megabytes); give the
 	 * freed heap back so the agent idles small */
 	malloc_trim(0);
 
+	if (!once)
+		rn_info("config: following %s%s", w->path, w->fd >= 0 ?
+			" (inotify on its directory)" : "");
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -157,13 +242,26 @@ static int run(const struct rn_config *c, int once)
 	if (!once && c->device_plugin && !(dp = rn_dp_start(c, &e)))
 		rn_err("%s", e.msg);
 	while (!once && !stop) {
-		struct timespec ts = { .tv_sec = c->textfile.interval_s > 0 ?
-						 c->textfile.interval_s : 15 };
+		long long tick = now_ms() + 1000LL * (c->textfile.interval_s > 0 ?
+						      c->textfile.interval_s : 15);
+		char *text;
 
-		while (nanosleep(&ts, &ts) && errno == EINTR && !stop)
-			;
+		/* until the tick, unless the config changes first */
+		while (!stop && now_ms() < tick) {
+			if (!rn_config_watch_wait(w, (int)(tick - now_ms())))
+				continue;
+			text = rn_config_watch_changed(w);
+			if (text)
+				reload(c, &fx, w->path, text, publish, &m, &dp);
+			free(text);
+		}
 		if (stop)
 			break;
+		/* a change inotify could not see (the file a symlink elsewhere) */
+		text = rn_config_watch_changed(w);
+		if (text)
+			reload(c, &fx, w->path, text, publish, &m, &dp);
+		free(text);
 		rn_masters_reconcile(c, &m);
 		rn_rdma_agent_tick(c);
 		if (c->textfile.interval_s > 0)
@@ -182,25 +280,30 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
+		{ "publish-config", required_argument, NULL, 'P' },
 		{ "pin-dir", required_argument, NULL, 'p' },
 		{ "once", no_argument, NULL, 'o' },
 		{ "uninstall", no_argument, NULL, 'u' },
+		{ "check-config", no_argument, NULL, 'C' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *config = NULL, *pin_dir = NULL;
-	int once = 0, do_uninstall = 0, level = RN_LOG_INFO, opt, rc;
+	const char *config = NULL, *pin_dir = NULL, *publish = NULL;
+	struct rn_config_watch w;
+	int once = 0, do_uninstall = 0, check_only = 0, level = RN_LOG_INFO, opt, rc;
 	struct rn_config c;
 	struct rn_error e = { 0 };
 
 	while ((opt = getopt_long(argc, argv, "c:vqh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c': config = optarg; break;
+		case 'P': publish = optarg; break;
 		case 'p': pin_dir = optarg; break;
 		case 'o': once = 1; break;
 		case 'u': do_uninstall = 1; break;
+		case 'C': check_only = 1; break;
 		case 'v': level = level < RN_LOG_DEBUG ? level + 1 : level; break;
 		case 'q': level = RN_LOG_ERROR; break;
 		case 'h': usage(stdout); return 0;
@@ -214,22 +317,34 @@ int main(int argc, char **argv)
 	rn_log_init(argv[0], (enum rn_log_level)level);
 	rn_log_hook_libbpf();
 
-	if (config) {
-		if (rn_config_load(&c, config, &e)) {
-			rn_err("%s", e.msg);
+	/* the bytes the watch starts from are the bytes parsed: an edit made
+	 * in between is then a change, never missed */
+	rn_config_watch_open(&w, config ? config : RN_DEFAULT_CONFIG);
+	if (w.seen) {
+		if (rn_config_parse(&c, w.seen, &e)) {
+			rn_err("%s: %s", w.path, e.msg);
+			rn_config_watch_close(&w);
 			return 1;
 		}
-	} else if (rn_config_load(&c, RN_DEFAULT_CONFIG, &e)) {
-		if (e.code != -ENOENT) {
-			rn_err("%s", e.msg);
-			return 1;
-		}
+	} else if (config || access(w.path, F_OK) == 0 || errno != ENOENT) {
+		/* only a missing default file means "all defaults" */
+		rn_err("%s: cannot read it", w.path);
+		rn_config_watch_close(&w);
+		return 1;
+	} else {
 		rn_config_defaults(&c);
+	}
+	if (check_only) {
+		printf("%s: ok%s\n", w.path, w.seen ? "" : " (no file: all defaults)");
+		rn_config_free(&c);
+		rn_config_watch_close(&w);
+		return 0;
 	}
 	if (pin_dir)
 		snprintf(c.bpf.pin_dir, sizeof(c.bpf.pin_dir), "%s", pin_dir);
 
-	rc = do_uninstall ? uninstall(&c) : run(&c, once);
+	rc = do_uninstall ? uninstall(&c) : run(&c, &w, publish, pin_dir != NULL, once);
 	rn_config_free(&c);
+	rn_config_watch_close(&w);
 	return rc;
 }

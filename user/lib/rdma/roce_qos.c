@@ -51,7 +51,10 @@ static void apply_tos(const struct rn_rdma_model *m, const struct rn_rdma_dev *d
 	snprintf(val, sizeof(val), "%d", tos);
 	o->err = rn_sysfs_write(val, "%s/ports/%u/default_roce_tos", group, port);
 	o->changed = !o->err;
-	if (o->err)
+	if (o->err == -EROFS)
+		o->hint = "configfs is read-only here: mount /sys/kernel/config/rdma_cm writable "
+			  "(deploy/rdmanetd-daemonset.yaml does)";
+	else if (o->err)
 		o->hint = "writing default_roce_tos failed (needs CAP_SYS_ADMIN or root)";
 }
 
@@ -81,7 +84,12 @@ static void apply_traffic_class(const struct rn_rdma_model *m, const struct rn_r
 	o->err = rn_sysfs_write(val, "%s/class/infiniband/%s/tc/%u/traffic_class", m->roots.sys,
 				d->name, port);
 	o->changed = !o->err;
-	if (o->err)
+	if (o->err == -EROFS)
+		/* the DaemonSet keeps /sys read-only: the class entry is a symlink
+		 * into /sys/devices, and nothing narrower would make it writable */
+		o->hint = "/sys is read-only here; deploy/rdmanetd-daemonset.yaml says how to "
+			  "make /sys/devices writable where this knob matters";
+	else if (o->err)
 		o->hint = "writing traffic_class failed";
 }
 

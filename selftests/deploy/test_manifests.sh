@@ -1,0 +1,66 @@
+#!/bin/bash
+# deploy/*.yaml are valid for a real API server: every object against the
+# Kubernetes OpenAPI definitions (npm kubernetes-models, installed from
+# the committed lock file with `npm ci`), plus the rules a schema cannot
+# say (selftests/deploy/rules.js). Each rule is then proved to fire: the
+# real manifests broken one way per rule (mutations.js) must fail with
+# that rule's name.
+. "$RN_SRC/selftests/lib/tap.sh"
+SRC=$RN_SRC/selftests/deploy
+WORK=$RN_BUILD/deploy-checks
+mkdir -p "$WORK"
+cp "$SRC"/package.json "$SRC"/package-lock.json "$SRC"/*.js "$WORK"/
+command -v node >/dev/null && command -v npm >/dev/null ||
+	{ tap_fail "node and npm (make deps installs Debian's nodejs and npm)"; tap_done; }
+if ! (cd "$WORK" && npm ci --no-audit --no-fund --prefer-offline >npm.log 2>&1); then
+	tail -5 "$WORK/npm.log" | sed 's/^/# /'
+	tap_fail "npm ci of kubernetes-models from selftests/deploy/package-lock.json"
+	tap_done
+fi
+echo "# kubernetes-models $(cd "$WORK" && node -p 'require("kubernetes-models/package.json").version'), node $(node --version)"
+CHECK=(node "$WORK/check.js")
+MANIFESTS=("$RN_SRC"/deploy/*.yaml)
+
+out=$("${CHECK[@]}" "${MANIFESTS[@]}" 2>&1)
+rc=$?
+echo "$out" | sed 's/^/# /'
+check_eq "deploy/*.yaml: schema and rules clean" "$rc" 0
+for f in "${MANIFESTS[@]}"; do
+	# each file alone too (but a pod's networks may live in another file)
+	o=$("${CHECK[@]}" "$f" 2>&1 | grep -v ': network-exists:' | grep -c ': [a-z-]*: ')
+	check_eq "$(basename "$f"): valid alone" "$o" 0
+done
+check "the DaemonSet is not privileged" \
+	bash -c '! grep -q "privileged: true" "$0"' "$RN_SRC/deploy/rdmanetd-daemonset.yaml"
+
+# the node configs the manifests carry, through rdmanetd's own parser
+mkdir -p "$WORK/node-configs"
+while read -r cfg; do
+	out=$("$RN_BUILD/bin/rdmanetd" --check-config --config "$cfg" 2>&1)
+	rc=$?
+	if [ $rc != 0 ] && echo "$out" | grep -q 'unknown key "device_plugin"'; then
+		# the device_plugin section is parsed by the device plugin's code
+		# (user/lib/devplugin); a build without it cannot judge the file
+		tap_skip "$(basename "$cfg"): rdmanetd accepts it" "this build has no device_plugin section"
+	else
+		echo "# $out"
+		check_eq "$(basename "$cfg"): rdmanetd accepts it" "$rc" 0
+	fi
+done < <("${CHECK[@]}" --extract-node-configs "$WORK/node-configs" "${MANIFESTS[@]}")
+echo '{ "qos": { "roce_dscp": 99 } }' >"$WORK/node-configs/broken.json"
+out=$("$RN_BUILD/bin/rdmanetd" --check-config --config "$WORK/node-configs/broken.json" 2>&1)
+check_eq "a broken node config is refused by --check-config, naming the key" \
+	"$(echo "$out" | grep -c 'qos.roce_dscp')" 1
+
+while read -r name rule; do
+	out=$("${CHECK[@]}" --mutate "$name" "${MANIFESTS[@]}" 2>&1)
+	rc=$?
+	hits=$(echo "$out" | grep -c ": $rule: ")
+	if [ "$rc" = 1 ] && [ "$hits" -ge 1 ]; then
+		tap_ok "broken ($name) is rejected by $rule: $(echo "$out" | grep -m1 ": $rule: " | sed 's/.*: '"$rule"': //')"
+	else
+		echo "$out" | sed 's/^/# /'
+		tap_fail "broken ($name) is rejected by $rule (exit $rc, $hits hit(s))"
+	fi
+done < <("${CHECK[@]}" --list-mutations)
+tap_done

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config_publish.h"
+#include "log.h"
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int rn_config_publish(const char *path, const char *text, size_t len)
+{
+	char tmp[PATH_MAX], dir[PATH_MAX];
+	int fd, err = 0, dfd;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		err = -errno;
+	else if ((err = write_all(fd, text, len)) == 0 && fsync(fd))
+		err = -errno;
+	if (fd >= 0 && close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err) {
+		unlink(tmp);
+		rn_err("config: publishing to %s failed: %s (the CNI plugin keeps reading the "
+		       "previous copy)", path, strerror(-err));
+		return err;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	rn_debug("config: published to %s", path);
+	return 0;
+}
