@@ -10,6 +10,7 @@
 #include "map_sizes_user.h"
 #include "ipam/ipam_config.h"
 #include "rdma/rdma_config.h"
+#include "sriov/sriov.h"
 
 const char *const rn_policy_names[3] = { "off", "monitor", "enforce" };
 const char *const rn_ecn_names[3] = { "off", "ect0", "ect1" };
@@ -138,7 +139,8 @@ static int parse_bpf(struct rn_config *c, json_t *b, struct rn_error *e)
 int rn_config_from_json(struct rn_config *c, json_t *root, struct rn_error *e)
 {
 	static const char *const keys[] = { "node", "masters", "default_policy", "qos",
-					    "textfile", "bpf", "ipam", "pools", "rdma", NULL };
+					    "textfile", "bpf", "ipam", "pools", "rdma", "sriov",
+					    NULL };
 	json_t *masters, *qos, *textfile, *bpf;
 	int pol, err;
 
@@ -155,7 +157,8 @@ int rn_config_from_json(struct rn_config *c, json_t *root, struct rn_error *e)
 	    rn_json_typed(root, "bpf", JSON_OBJECT, &bpf, "config", e) ||
 	    rn_json_typed(root, "ipam", JSON_OBJECT, &c->ipam, "config", e) ||
 	    rn_json_typed(root, "pools", JSON_ARRAY, &c->pools, "config", e) ||
-	    rn_json_typed(root, "rdma", JSON_OBJECT, &c->rdma, "config", e))
+	    rn_json_typed(root, "rdma", JSON_OBJECT, &c->rdma, "config", e) ||
+	    rn_json_typed(root, "sriov", JSON_ARRAY, &c->sriov, "config", e))
 		goto fail;
 	c->default_policy = pol;
 	err = (masters && parse_masters(c, masters, e)) ||
@@ -164,7 +167,8 @@ int rn_config_from_json(struct rn_config *c, json_t *root, struct rn_error *e)
 	      (bpf && parse_bpf(c, bpf, e));
 	if (err)
 		goto fail;
-	if (rn_ipam_config_check(c, e) || rn_rdma_config_check(c, e))
+	if (rn_ipam_config_check(c, e) || rn_rdma_config_check(c, e) ||
+	    rn_sriov_config_check(c, e))
 		goto fail;
 	c->root = json_incref(root);
 	return 0;

@@ -55,6 +55,7 @@ struct rn_config {
 	json_t *ipam;
 	json_t *pools;
 	json_t *rdma;
+	json_t *sriov;		/* sriov/sriov.h */
 	json_t *root;
 };
 
