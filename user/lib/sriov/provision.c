@@ -215,11 +215,16 @@ static int provision_pf(const struct rn_sriov_config *c, const struct rn_sriov_p
 		rc = set_numvfs(c, pc, pf0, roots, name, r, e);
 		if (rc)
 			return rc;
-	}
-	rc = wait_vfs(c, pc, roots, pf0->pci, name, &h, e);
-	if (rc) {
-		rn_sriov_host_free(&h);
-		return rc;
+		/* new VFs: wait for their netdevs and RDMA devices */
+		rc = wait_vfs(c, pc, roots, pf0->pci, name, &h, e);
+		if (rc) {
+			rn_sriov_host_free(&h);
+			return rc;
+		}
+	} else {
+		rc = rn_sriov_discover(&h, roots, false, e);
+		if (rc)
+			return rc;
 	}
 	pf = rn_sriov_find_pf(&h, pf0->pci);
 	for (int i = 0; pf && i < pf->n_vfs; i++) {
@@ -229,6 +234,13 @@ static int provision_pf(const struct rn_sriov_config *c, const struct rn_sriov_p
 
 		if (vf_held(c, vf->pci))
 			continue;
+		if (vf->driver[0] && !vf->netdev[0])
+			rn_sriov_report_add(r, "%s vf %d (%s): no netdev in this netns and no pod "
+					    "holds it (the leak sweep restores it)", name, vf->index,
+					    vf->pci);
+		else if (pc->is_rdma && vf->driver[0] && !vf->rdma_dev[0])
+			rn_sriov_report_add(r, "%s vf %d (%s): no RDMA device in this netns and no "
+					    "pod holds it", name, vf->index, vf->pci);
 		if (pc->mtu && vf->netdev[0] && vf->mtu != pc->mtu) {
 			vrc = ops->netdev_set_mtu(ops->ctx, vf->netdev, pc->mtu, &ve);
 			if (!vrc)
@@ -276,6 +288,7 @@ int rn_sriov_provision(const struct rn_sriov_config *c, const struct rn_rdma_roo
 
 		for (int j = 0; j < h.n_pfs; j++) {
 			struct rn_error pe = { 0 };
+			int errors = r->n_errors;
 
 			/* the first entry that selects a PF owns it */
 			if (rn_sriov_config_for_pf(c, &h.pfs[j]) != pc)
@@ -283,8 +296,10 @@ int rn_sriov_provision(const struct rn_sriov_config *c, const struct rn_rdma_roo
 			matched++;
 			rc = provision_pf(c, pc, &h.pfs[j], roots, ops, r, &pe);
 			if (rc) {
-				r->n_errors++;
-				rn_sriov_report_add(r, "error: %s", pe.msg);
+				if (r->n_errors == errors) {	/* not a VF's, already reported */
+					r->n_errors++;
+					rn_sriov_report_add(r, "error: %s", pe.msg);
+				}
 				if (!first) {
 					first = rc;
 					rn_fail(e, rc, "%s", pe.msg);
