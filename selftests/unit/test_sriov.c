@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "rdma/doctor.h"
 #include "rdma/sysfs_attr.h"
 #include "sriov/sriov.h"
 #include "selftests/fixtures/fixtures.h"
@@ -342,7 +343,7 @@ static void test_config(void **state)
 	assert_string_equal(sc.pfs[1].root_devices[0], "0000:00:03.0");
 	assert_string_equal(sc.pfs[1].pf_names[0], "eth1");
 	assert_false(sc.pfs[1].is_rdma);
-	assert_string_equal(sc.state_dir, RN_SRIOV_DEFAULT_STATE_DIR);
+	assert_string_equal(sc.state_dir, "");
 	rn_sriov_config_free(&sc);
 	rn_config_free(&c);
 
@@ -810,6 +811,51 @@ static void test_admin_format(void **state)
 	assert_false(s.has_spoofchk);
 }
 
+/* doctor's VF GUID check says whether rdmanetd will fix the zero GUIDs */
+static void run_guid_check(const char *sriov_json, bool with_sriov, struct rn_check *c)
+{
+	struct rn_rdma_roots roots;
+	struct rn_rdma_model m;
+	struct rn_sriov_host h;
+	struct rn_sriov_config sc;
+	struct rn_doctor_facts f = { 0 };
+	struct rn_error e = { 0 };
+
+	fixture_roots(&roots);
+	assert_int_equal(rn_rdma_model_load(&m, &roots, RN_RDMA_SRC_SYSFS, &e), 0);
+	assert_int_equal(rn_sriov_discover(&h, &roots, false, &e), 0);
+	parse_cfg(sriov_json, &sc, NULL);
+	f.model = &m;
+	if (with_sriov) {
+		f.sriov = &sc;
+		f.sriov_host = &h;
+	}
+	memset(c, 0, sizeof(*c));
+	rn_check_vf_guids(&f, c);
+	rn_sriov_config_free(&sc);
+	rn_sriov_host_free(&h);
+	rn_rdma_model_free(&m);
+}
+
+static void test_doctor_says_who_fixes(void **state)
+{
+	struct rn_check c;
+
+	(void)state;
+	run_guid_check("[{\"pf\": \"ens1f0np0\", \"numVfs\": 12, \"isRdma\": true}]", true, &c);
+	assert_int_equal(c.status, RN_CHECK_WARN);
+	assert_non_null(strstr(c.detail, "mlx5_5: rdmanetd fixes it at start-up"));
+	assert_non_null(strstr(c.detail, "mlx5_9: rdmanetd fixes it at start-up"));
+	run_guid_check("[{\"pf\": \"ens1f0np0\", \"numVfs\": 12}]", true, &c);
+	assert_int_equal(c.status, RN_CHECK_FAIL);
+	assert_non_null(strstr(c.detail, "mlx5_5: rdmanetd will not fix it: the \"sriov\" entry "
+			       "of PF ens1f0np0 has \"isRdma\": false"));
+	run_guid_check("[]", false, &c);
+	assert_int_equal(c.status, RN_CHECK_FAIL);
+	assert_non_null(strstr(c.detail, "rdmanetd will not fix it: the config has no \"sriov\" "
+			       "section"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -829,6 +875,7 @@ int main(void)
 		cmocka_unit_test(test_env_name),
 		cmocka_unit_test(test_json_and_table),
 		cmocka_unit_test(test_admin_format),
+		cmocka_unit_test(test_doctor_says_who_fixes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

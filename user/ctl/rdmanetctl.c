@@ -20,6 +20,7 @@ static const struct ctl_cmd commands[] = {
 	{ "doctor", cmd_doctor, "doctor [-j]" },
 	{ "pool", cmd_pool, "pool add|del|show|list|gc|sync|check ..." },
 	{ "ip", cmd_ip, "ip show|release|allocate ..." },
+	{ "vf", cmd_vf, "vf [show] [--state-dir DIR] [-j]" },
 };
 
 int ctl_fail(const char *fmt, ...)

@@ -21,7 +21,11 @@
 
 static const char *dir_of(const char *state_dir)
 {
-	return state_dir && state_dir[0] ? state_dir : RN_SRIOV_DEFAULT_STATE_DIR;
+	const char *env = getenv(RN_SRIOV_STATE_DIR_ENV);
+
+	if (state_dir && state_dir[0])
+		return state_dir;
+	return env && env[0] ? env : RN_SRIOV_DEFAULT_STATE_DIR;
 }
 
 int rn_sriov_hold_path(const char *state_dir, const char *pci, char *buf, size_t size)

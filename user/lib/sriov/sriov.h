@@ -58,7 +58,10 @@
 #define RN_SRIOV_MAX_PFS 64
 #define RN_SRIOV_MAX_SEL 32
 #define RN_SRIOV_RESOURCE_LEN 64
+/* The CNI's default stateDir: VF holds live in its sriov/ subdirectory.
+ * Where a caller passes no state dir, $RDMANET_CNI_STATE_DIR, else this. */
 #define RN_SRIOV_DEFAULT_STATE_DIR "/var/lib/rdmanet/cni"
+#define RN_SRIOV_STATE_DIR_ENV "RDMANET_CNI_STATE_DIR"
 
 /* ---- VF admin settings (what `ip link show PF` prints per VF) ---------- */
 
@@ -162,7 +165,7 @@ struct rn_sriov_config {
 	struct rn_sriov_pf_config *pfs;
 	int n;
 	int wait_ms;			/* for VF netdevs/RDMA devices; default 10000 */
-	char state_dir[PATH_MAX];	/* holds; default RN_SRIOV_DEFAULT_STATE_DIR */
+	char state_dir[PATH_MAX];	/* holds; "": $RDMANET_CNI_STATE_DIR or the default */
 };
 
 /* arr may be NULL (no section). Errors name the field: "config: sriov[0].numVfs". */

@@ -110,7 +110,6 @@ int rn_sriov_config_parse(json_t *arr, struct rn_sriov_config *out, struct rn_er
 
 	memset(out, 0, sizeof(*out));
 	out->wait_ms = 10000;
-	snprintf(out->state_dir, sizeof(out->state_dir), "%s", RN_SRIOV_DEFAULT_STATE_DIR);
 	if (!arr)
 		return 0;
 	if (!json_is_array(arr))
