@@ -23,6 +23,7 @@
 #include "mkdir_p.h"
 #include "pin.h"
 #include "rdma_tick.h"
+#include "sriov_agent.h"
 
 static volatile sig_atomic_t stop;
 
@@ -143,6 +144,8 @@ static int run(const struct rn_config *c, int once)
 			"are discovered from /sys/class/infiniband)", c->n_masters);
 	else
 		rn_info("%d master(s) attached, pins under %s", n, c->bpf.pin_dir);
+	rn_sriov_agent_start(c);
+	rn_sriov_agent_tick(c);
 	rn_rdma_agent_tick(c);
 	ipam_sync(c);
 	export_once(c);
@@ -162,6 +165,7 @@ static int run(const struct rn_config *c, int once)
 		if (stop)
 			break;
 		rn_masters_reconcile(c, &m);
+		rn_sriov_agent_tick(c);
 		rn_rdma_agent_tick(c);
 		if (c->textfile.interval_s > 0)
 			export_once(c);

@@ -335,82 +335,18 @@ static int restore_from_pod(const struct rn_sriov_hold *h, const char *netns,
 	return rc;
 }
 
-/* The VF's netdev in the host netns, by its PCI address. */
-static int host_netdev_of(const char *pci, char *name, size_t size)
-{
-	struct rn_rdma_roots roots;
-	struct rn_sriov_host h;
-	const struct rn_sriov_vf *vf;
-	int rc = -ENODEV;
-
-	rn_rdma_roots_init(&roots, NULL);
-	if (rn_sriov_discover(&h, &roots, false, NULL))
-		return -EIO;
-	vf = rn_sriov_find_vf(&h, pci, NULL);
-	if (vf && vf->netdev[0]) {
-		snprintf(name, size, "%s", vf->netdev);
-		rc = 0;
-	}
-	rn_sriov_host_free(&h);
-	return rc;
-}
-
-/* Only the settings that differ from now go to the PF: a driver that
- * refuses one it does not support (igb and trust, min_tx_rate) is not
- * asked to "restore" it. */
-static int restore_admin(const struct rn_sriov_hold *h, struct rn_error *e)
-{
-	struct rn_vf_admin now;
-	struct rn_vf_settings s;
-	const struct rn_vf_admin *o = &h->orig_admin;
-
-	if (!o->valid)
-		return 0;
-	if (rn_sriov_vf_admin_get(h->pf_ifname, h->vf, &now, e))
-		return e->code;
-	rn_sriov_settings_from_admin(o, &s);
-	s.has_mac = memcmp(now.mac, o->mac, 6) != 0;
-	s.has_vlan = now.vlan != o->vlan || now.qos != o->qos ||
-		     (o->vlan && now.vlan_proto != o->vlan_proto);
-	s.has_spoofchk = o->spoofchk >= 0 && now.spoofchk != o->spoofchk;
-	s.has_trust = o->trust >= 0 && now.trust != o->trust;
-	s.has_link_state = o->link_state >= 0 && now.link_state != o->link_state;
-	s.has_rate = now.min_tx_rate != o->min_tx_rate || now.max_tx_rate != o->max_tx_rate;
-	return rn_sriov_vf_apply(h->pf_ifname, h->vf, &s, e);
-}
-
 int cni_vf_restore(const char *state_dir, const struct rn_sriov_hold *h, const char *netns,
 		   bool locked, struct rn_error *e)
 {
-	struct rn_netdev nd;
-	struct nl_sock *host;
-	char name[RN_IFNAMSIZ];
+	struct rn_rdma_roots roots;
 	int fd = -1, rc;
 
 	if (!locked && rn_sriov_hold_lock(state_dir, h->pci, false, &fd, e))
 		return e->code;
+	rn_rdma_roots_init(&roots, NULL);
 	rc = restore_from_pod(h, netns, e);
 	if (!rc)
-		rc = restore_admin(h, e);
-	host = rc ? NULL : cni_nl_open(NULL, e);
-	if (!rc && !host)
-		rc = e->code ? e->code : -EIO;
-	if (!rc && !host_netdev_of(h->pci, name, sizeof(name)) &&
-	    !rn_netdev_get(name, 0, &nd, e)) {
-		/* the name first (down), then MTU and MAC */
-		rc = link_change(host, nd.ifindex, strcmp(name, h->orig_netdev) ? h->orig_netdev :
-				 NULL, "", -1, 0, NULL, 0, e);
-		if (!rc && (nd.mtu != h->orig_mtu || memcmp(nd.mac, h->orig_mac, 6)))
-			rc = link_change(host, nd.ifindex, NULL, NULL, -1,
-					 nd.mtu != h->orig_mtu ? h->orig_mtu : 0,
-					 memcmp(nd.mac, h->orig_mac, 6) ? h->orig_mac : NULL, -1, e);
-		if (rc)
-			rn_fail_wrap(e, "restore VF netdev %s", h->orig_netdev);
-	}
-	if (host)
-		nl_socket_free(host);
-	if (!rc)
-		rc = rn_sriov_hold_remove(state_dir, h->pci, e);
+		rc = rn_sriov_restore_host(state_dir, &roots, h, e);
 	if (fd >= 0)
 		close(fd);
 	return rc;

@@ -286,6 +286,32 @@ int rn_sriov_hold_list(const char *state_dir, struct rn_sriov_hold **out, int *n
 json_t *rn_sriov_hold_to_json(const struct rn_sriov_hold *h);
 int rn_sriov_hold_from_json(json_t *o, struct rn_sriov_hold *h, struct rn_error *e);
 
+/* ---- giving VFs back ------------------------------------------------ */
+
+/* In the caller's (host) netns, once the VF's devices are out of the pod
+ * (moved back, or returned by the kernel when the pod netns died): every
+ * VF setting that differs from the hold's record through the PF, the VF
+ * netdev (found by PCI address) renamed back, its MTU and MAC back, left
+ * down; then the hold is removed. The caller holds the VF's lock. */
+int rn_sriov_restore_host(const char *state_dir, const struct rn_rdma_roots *roots,
+			  const struct rn_sriov_hold *h, struct rn_error *e);
+/* The agent's leak sweep: every hold whose netns no longer exists (and no
+ * CNI holds the VF's lock) is restored. r says what was done. */
+int rn_sriov_sweep(const char *state_dir, const struct rn_rdma_roots *roots,
+		   struct rn_sriov_report *r, struct rn_error *e);
+
+/* Counters of this process (the agent's metrics). */
+struct rn_sriov_counters {
+	unsigned long long vfs_swept;		/* restored by the leak sweep */
+	unsigned long long sweep_errors;
+	unsigned long long guids_fixed;
+};
+const struct rn_sriov_counters *rn_sriov_counters(void);
+void rn_sriov_count_guids_fixed(unsigned int n);
+/* The SR-IOV part of the textfile: VFs per PF and resource, held, healthy,
+ * zero GUIDs, and this process's counters. Never fails the export. */
+void rn_metrics_sriov(FILE *f, const struct rn_config *c);
+
 /* ---- the device plugin's view ---------------------------------------- */
 
 struct rn_sriov_device {
