@@ -76,6 +76,29 @@ static int parse_mac(const char *s, uint8_t mac[6])
 	return 0;
 }
 
+/* A soft RDMA device (rxe) whose parent netdev is ifname: what a VF
+ * without an RDMA function of its own can carry (the VM testbed's igb VFs). */
+static void soft_rdma_on(const char *sys, const char *ifname, char *out, size_t size)
+{
+	char path[PATH_MAX], parent[RN_IFNAMSIZ + 8];
+	struct dirent *de;
+	DIR *d;
+
+	if (rn_pathf(path, sizeof(path), "%s/class/infiniband", sys))
+		return;
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.' &&
+		    !rn_sysfs_read(parent, sizeof(parent), "%s/%s/parent", path, de->d_name) &&
+		    !strcmp(parent, ifname)) {
+			snprintf(out, size, "%.*s", (int)size - 1, de->d_name);
+			break;
+		}
+	closedir(d);
+}
+
 static void read_vf(const char *sys, struct rn_sriov_vf *vf)
 {
 	char buf[64];
@@ -88,6 +111,8 @@ static void read_vf(const char *sys, struct rn_sriov_vf *vf)
 		    vf->pci);
 	if (vf->netdev[0] && !rn_sysfs_read_long(&v, "%s/class/net/%s/mtu", sys, vf->netdev))
 		vf->mtu = (unsigned int)v;
+	if (!vf->rdma_dev[0] && vf->netdev[0])
+		soft_rdma_on(sys, vf->netdev, vf->rdma_dev, sizeof(vf->rdma_dev));
 	if (vf->rdma_dev[0]) {
 		rn_sysfs_read(vf->node_guid, sizeof(vf->node_guid),
 			      "%s/class/infiniband/%s/node_guid", sys, vf->rdma_dev);
