@@ -36,7 +36,7 @@ static int link_change(struct nl_sock *sk, int ifindex, const char *name, const 
 		if (mtu)
 			rtnl_link_set_mtu(chg, mtu);
 		if (mac) {
-			a = nl_addr_build(AF_LLC, mac, 6);
+			a = nl_addr_build(AF_UNSPEC, mac, 6);	/* not AF_LLC: see restore.c */
 			if (a)
 				rtnl_link_set_addr(chg, a);
 		}
@@ -261,7 +261,10 @@ int cni_vf_attach(struct cni_req *r, struct cni_vf *v, struct nl_sock *host,
 		return cni_fail_rn(&r->err, RN_CNI_ERR_INTERNAL, &e, "netlink");
 	cni_link_alias(r->env.container_id, alias);
 	if (cni_link_get(pod, v->tmpname, &li, &e) ||
-	    link_change(pod, li.ifindex, r->env.ifname, alias, -1, r->conf.mtu, NULL, -1, &e) ||
+	    link_change(pod, li.ifindex, r->env.ifname, alias, -1, r->conf.mtu,
+			/* the netdev takes the admin MAC too (sriov-cni does the same):
+			 * a VF driver picks it up only on its next reset */
+			r->conf.has_mac ? r->conf.vf_mac : NULL, -1, &e) ||
 	    cni_link_get(pod, r->env.ifname, &li, &e)) {
 		nl_socket_free(pod);
 		return cni_fail_rn(&r->err, e.code == -EEXIST ? RN_CNI_ERR_IFNAME_EXISTS :

@@ -72,7 +72,9 @@ static int link_set(struct nl_sock *sk, int ifindex, const char *name, const cha
 			rtnl_link_set_ifalias(chg, alias);
 		if (mtu)
 			rtnl_link_set_mtu(chg, mtu);
-		if (mac && (a = nl_addr_build(AF_LLC, mac, 6)))
+		/* AF_UNSPEC: an AF_LLC address would make libnl send the
+		 * request with ifi_family AF_LLC, which rtnetlink refuses */
+		if (mac && (a = nl_addr_build(AF_UNSPEC, mac, 6)))
 			rtnl_link_set_addr(chg, a);
 		err = rtnl_link_change(sk, orig, chg, 0);
 	}
