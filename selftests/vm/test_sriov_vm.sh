@@ -227,12 +227,14 @@ parallel_adds() {
 }
 
 netns_gone() {
-	local before name
+	local before name rc
 	before=$(pf_state)
 	ip netns add srgone
 	netconf /tmp/gone.json "$VF1" '"mac": "02:00:00:00:0a:0a", "spoofchk": "off"'
-	cni ADD /tmp/gone.json c-gone /run/netns/srgone >/dev/null 2>&1
-	check_eq "ADD for a pod whose netns will die" $? 0
+	cni ADD /tmp/gone.json c-gone /run/netns/srgone >/tmp/gone-add.out 2>&1
+	rc=$?
+	check_eq "ADD for a pod whose netns will die" $rc 0
+	[ $rc = 0 ] || sed 's/^/# /' /tmp/gone-add.out
 	ip netns del srgone
 	vm_wait_until 20 test -n "$(vf_netdev "$VF1")"
 	name=$(vf_netdev "$VF1")
@@ -284,7 +286,8 @@ rdma_move() {
 	before=$(pf_state)
 	vm_wait_until 20 test -z "$(ip netns list)"
 	rdma system set netns exclusive 2>&1 | sed 's/^/# rdma: /'
-	check "RDMA netns mode exclusive" grep -q "netns exclusive" <(rdma system show)
+	check_eq "RDMA netns mode exclusive" "$(rdma system show | grep -o 'netns [a-z]*')" \
+		"netns exclusive"
 	rdma link add rxevf type rxe netdev "$VF1DEV"
 	ip link add nlmon0 type nlmon
 	ip link set nlmon0 up

@@ -261,15 +261,20 @@ int cni_vf_attach(struct cni_req *r, struct cni_vf *v, struct nl_sock *host,
 		return cni_fail_rn(&r->err, RN_CNI_ERR_INTERNAL, &e, "netlink");
 	cni_link_alias(r->env.container_id, alias);
 	if (cni_link_get(pod, v->tmpname, &li, &e) ||
-	    link_change(pod, li.ifindex, r->env.ifname, alias, -1, r->conf.mtu,
-			/* the netdev takes the admin MAC too (sriov-cni does the same):
-			 * a VF driver picks it up only on its next reset */
-			r->conf.has_mac ? r->conf.vf_mac : NULL, -1, &e) ||
+	    link_change(pod, li.ifindex, r->env.ifname, alias, -1, r->conf.mtu, NULL, -1, &e) ||
 	    cni_link_get(pod, r->env.ifname, &li, &e)) {
 		nl_socket_free(pod);
 		return cni_fail_rn(&r->err, e.code == -EEXIST ? RN_CNI_ERR_IFNAME_EXISTS :
 				   RN_CNI_ERR_NETLINK, &e, "VF in %s", r->env.netns);
 	}
+	/* the netdev takes the admin MAC too, as sriov-cni does (a VF driver
+	 * adopts it by itself only on its next reset); a PF that lets no VF
+	 * change its own MAC once an admin MAC is set (igb) has reset the VF
+	 * with it already */
+	if (r->conf.has_mac && memcmp(li.mac, r->conf.vf_mac, 6) &&
+	    (link_change(pod, li.ifindex, NULL, NULL, -1, 0, r->conf.vf_mac, -1, &e) ||
+	     cni_link_get(pod, r->env.ifname, &li, &e)))
+		rn_warn("VF %s: netdev MAC: %s", h->pci, e.msg);
 	nl_socket_free(pod);
 	*ifindex = li.ifindex;
 	memcpy(mac, li.mac, 6);

@@ -116,10 +116,13 @@ int rn_sriov_restore_host(const char *state_dir, const struct rn_rdma_roots *roo
 		/* the name first (down), then MTU and MAC */
 		rc = link_set(sk, nd.ifindex, strcmp(name, h->orig_netdev) ? h->orig_netdev : NULL,
 			      "", 0, NULL, e);
-		if (!rc && (nd.mtu != h->orig_mtu || memcmp(nd.mac, h->orig_mac, 6)))
-			rc = link_set(sk, nd.ifindex, NULL, NULL,
-				      nd.mtu != h->orig_mtu ? h->orig_mtu : 0,
-				      memcmp(nd.mac, h->orig_mac, 6) ? h->orig_mac : NULL, e);
+		if (!rc && nd.mtu != h->orig_mtu)
+			rc = link_set(sk, nd.ifindex, NULL, NULL, h->orig_mtu, NULL, e);
+		/* the netdev's own MAC, best effort: a PF that lets no VF set its
+		 * MAC while an admin MAC is set (igb) resets the VF with the
+		 * restored admin MAC instead */
+		if (!rc && memcmp(nd.mac, h->orig_mac, 6))
+			link_set(sk, nd.ifindex, NULL, NULL, 0, h->orig_mac, NULL);
 		nl_socket_free(sk);
 		if (rc)
 			return rn_fail_wrap(e, "restore VF netdev %s as %s", name, h->orig_netdev);
