@@ -249,6 +249,18 @@ int cni_vf_attach(struct cni_req *r, struct cni_vf *v, struct nl_sock *host,
 	settings_of(&r->conf, &s);
 	if (rn_sriov_vf_apply(h->pf_ifname, h->vf, &s, &e))
 		return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "VF settings");
+	/* the RDMA device first: a soft device (rxe) dies with its netdev's
+	 * move, and the move a driver may refuse is best tried before the
+	 * netdev leaves */
+	if (v->is_rdma) {
+		h->rdma_moved = true;	/* recorded before: a kill -9 mid-move is undone */
+		if (rn_sriov_hold_write(r->conf.state_dir, h, &e))
+			return cni_fail_rn(&r->err, RN_CNI_ERR_STATE, &e, "VF hold");
+		if (rn_sriov_rdma_dev_move(h->orig_rdma_dev, ns->pod_fd, &e))
+			return cni_fail_rn(&r->err, e.code == -EPERM ? CNI_ERR_CONFIG :
+					   RN_CNI_ERR_NETLINK, &e, "deviceID %s", h->pci);
+		cni_fault_point("vf-rdma-moved");
+	}
 	cni_link_tmp_name(r->env.container_id, r->env.ifname, v->tmpname);
 	/* down, temporary name, into the pod: it never clashes there */
 	if (link_change(host, nd.ifindex, v->tmpname, NULL, -1, 0, NULL, 0, &e) ||
@@ -279,14 +291,6 @@ int cni_vf_attach(struct cni_req *r, struct cni_vf *v, struct nl_sock *host,
 	*ifindex = li.ifindex;
 	memcpy(mac, li.mac, 6);
 	*mtu = li.mtu;
-	if (v->is_rdma) {
-		if (rn_sriov_rdma_dev_move(h->orig_rdma_dev, ns->pod_fd, &e))
-			return cni_fail_rn(&r->err, e.code == -EPERM ? CNI_ERR_CONFIG :
-					   RN_CNI_ERR_NETLINK, &e, "deviceID %s", h->pci);
-		h->rdma_moved = true;
-		if (rn_sriov_hold_write(r->conf.state_dir, h, &e))
-			return cni_fail_rn(&r->err, RN_CNI_ERR_STATE, &e, "VF hold");
-	}
 	return 0;
 }
 
