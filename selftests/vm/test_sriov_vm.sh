@@ -17,7 +17,8 @@
 # to move into the pod and the kernel's EOPNOTSUPP is one clear error with
 # a clean rollback, and the RDMA netlink request rdmanet sent is compared
 # attribute by attribute with iproute2's `rdma dev set DEV netns NS`, both
-# captured on an nlmon device.
+# captured with strace (an nlmon device does not see NETLINK_RDMA: the
+# kernel taps only some netlink families for it).
 
 POD=srpod
 PIN=/sys/fs/bpf/rnsr
@@ -53,8 +54,8 @@ netconf() {	# netconf FILE DEVICEID [EXTRA_JSON]
 JSON
 }
 
-cni() {	# cni CMD CONF CID NETNS [IFNAME]
-	env -i CNI_COMMAND="$1" CNI_CONTAINERID="$3" CNI_IFNAME="${5:-net1}" CNI_NETNS="$4" \
+cni() {	# cni CMD CONF CID NETNS [IFNAME]   ($CNI_WRAP: a command to run it under)
+	$CNI_WRAP env -i CNI_COMMAND="$1" CNI_CONTAINERID="$3" CNI_IFNAME="${5:-net1}" CNI_NETNS="$4" \
 		CNI_PATH=/opt/cni/bin "CNI_ARGS=IgnoreUnknown=1;K8S_POD_NAMESPACE=vm;K8S_POD_NAME=$3" \
 		"$RN_BUILD/bin/rdmanet" <"$2"
 }
@@ -280,7 +281,7 @@ killed_mid_add() {	# killed_mid_add POINT DEL|GC
 }
 
 # The RDMA device move, as far as rxe lets it go (EOPNOTSUPP), compared
-# with iproute2's request on an nlmon device.
+# with iproute2's request.
 rdma_move() {
 	local before
 	before=$(pf_state)
@@ -289,14 +290,13 @@ rdma_move() {
 	check_eq "RDMA netns mode exclusive" "$(rdma system show | grep -o 'netns [a-z]*')" \
 		"netns exclusive"
 	rdma link add rxevf type rxe netdev "$VF1DEV"
-	ip link add nlmon0 type nlmon
-	ip link set nlmon0 up
-	vm_capture_start_if nlmon0 /tmp/nl.pcap
 	ip netns add srrdma
 	node_config /tmp/rdma.json true
 	netconf /tmp/rdma-net.json "$VF1"
 	sed -i 's|/tmp/node.json|/tmp/rdma.json|' /tmp/rdma-net.json
-	cni ADD /tmp/rdma-net.json c-rdma /run/netns/srrdma >/tmp/rdma.out 2>/dev/null
+	# the requests as sent, from strace (nlmon does not tap NETLINK_RDMA)
+	CNI_WRAP="strace -f -e trace=sendto,sendmsg -e signal=none -e write=all -o /tmp/ours.strace" \
+		cni ADD /tmp/rdma-net.json c-rdma /run/netns/srrdma >/tmp/rdma.out 2>/dev/null
 	check "ADD of an RDMA VF whose driver cannot move (rxe): one clear error" \
 		grep -q "rxevf: its driver cannot move between network namespaces (EOPNOTSUPP" /tmp/rdma.out
 	sed 's/^/# /' /tmp/rdma.out
@@ -304,30 +304,18 @@ rdma_move() {
 	check_eq "  VF netdev and rxevf in the host, no hold, no record, pod empty" \
 		"$(vf_netdev "$VF1") $(rdma dev show rxevf -j | jq -r '.[0].ifname') $(ls $CNI_STATE/sriov/*.json 2>/dev/null | wc -l) $(ls $CNI_STATE/sriov-rail/ 2>/dev/null | wc -l) $(ip -n srrdma -o link | grep -vc ' lo:')" \
 		"$VF1DEV rxevf 0 0 0"
-	rdma dev set rxevf netns srrdma 2>/tmp/iproute.err
+	strace -f -e trace=sendto,sendmsg -e signal=none -e write=all -o /tmp/theirs.strace \
+		rdma dev set rxevf netns srrdma 2>/tmp/iproute.err
 	check "iproute2's rdma dev set rxevf netns gets the same EOPNOTSUPP" \
 		grep -qi "not supported" /tmp/iproute.err
-	sleep 1
-	vm_capture_stop_if /tmp/nl.pcap
-	python3 "$RN_SRC/selftests/vm/nl_rdma_set.py" /tmp/nl.pcap >/tmp/nlcmp.txt 2>&1
+	cp /tmp/ours.strace /tmp/theirs.strace "$VM_OUT/" 2>/dev/null
+	python3 "$RN_SRC/selftests/vm/nl_rdma_set.py" /tmp/ours.strace /tmp/theirs.strace \
+		>/tmp/nlcmp.txt 2>&1
 	check_eq "the RDMA_NLDEV_CMD_SET requests of rdmanet and iproute2: same flags and attributes" $? 0
 	sed 's/^/# /' /tmp/nlcmp.txt
-	ip link del nlmon0
 	rdma link del rxevf
 	ip netns del srrdma
 	rdma system set netns shared
-}
-
-# nlmon capture (vm_capture_start is for $VM_IFACE)
-vm_capture_start_if() {
-	tcpdump -i "$1" -U -w "$2" >/tmp/tcpdump.log 2>&1 &
-	NL_TCPDUMP=$!
-	vm_wait_until 10 grep -q "listening on" /tmp/tcpdump.log
-}
-vm_capture_stop_if() {
-	kill -INT "$NL_TCPDUMP" 2>/dev/null
-	wait "$NL_TCPDUMP" 2>/dev/null
-	cp "$1" "$VM_OUT/" 2>/dev/null
 }
 
 # ADD+DEL of the same VF: rdmanet (mode sriov, no checks) against the
@@ -384,7 +372,7 @@ if [ -z "${VM_NODE:-}" ]; then
 	. "$RN_SRC/selftests/lib/tap.sh"
 	. "$(dirname "$0")/lib/vm.sh"
 	vm_qemu10_prepare >/dev/null || tap_skip_all "qemu 10 (bookworm-backports) not available"
-	VM_MODULES="${VM_MODULES:-} igb igbvf nlmon"
+	VM_MODULES="${VM_MODULES:-} igb igbvf"
 fi
 vm_main pair guest_main 900
 tap_done
