@@ -180,7 +180,7 @@ DEPS_PKGS := clang llvm gcc make pkg-config zlib1g-dev libxdp-dev xdp-tools \
 	prometheus-node-exporter containernetworking-plugins qemu-system-x86 \
 	busybox-static perftest rdma-core ibverbs-utils ibverbs-providers kmod cpio \
 	xz-utils zstd binutils util-linux procps psmisc curl ca-certificates jq iputils-ping \
-	valgrind strace
+	valgrind strace python3
 DEPS_BPO_PKGS := libbpf-dev libbpf1 bpftool libelf1 libelf-dev libdw1 linux-libc-dev
 
 deps:

@@ -133,6 +133,12 @@ main_round() {
 		"$(ip -n $POD -j rule show | jq -r --arg a "192.168.88.$POOL_LO" '[.[] | select(.src == $a) | .table] | join(",")')" 100
 	check "rdmanetctl vf shows the pod holding VF 0" \
 		test "$("$RN_BUILD/bin/rdmanetctl" -c /tmp/node.json vf -j --state-dir "$CNI_STATE" | jq -r --arg v "$VF0" '.pfs[].vfs[] | select(.pci == $v) | .held_by.pod')" = c-main
+	# the agent restarted while the VF is held: the held VF stays taken
+	"$RN_BUILD/bin/rdmanetd" --once --config /tmp/node.json 2>/tmp/agent4.log
+	check_eq "rdmanetd restarted while VF 0 is held: VF 0 not healthy (held), VF 1 healthy" \
+		"$(grep -E "^rdmanet_sriov_vf_healthy\{resource=\"igbvf\",pf=\"$PF\"" /tmp/prom/rdmanet.prom | sed -E 's/.*pci="([^"]+)"} /\1 /' | sort | tr '\n' ' ')" \
+		"$VF0 0 $VF1 1 "
+	check "  and it left the held VF alone" not_grep -e "sweep" -e "$VF0" /tmp/agent4.log
 	vm_barrier added 120
 	peer=$([ "$VM_NODE" = node-a ] && echo 192.168.88.20 || echo 192.168.88.10)
 	check "pod to pod across the VMs over the VFs ($peer)" \
@@ -367,6 +373,8 @@ guest_main() {
 	vm_barrier done 600
 }
 
+# bench=N (VM_SCRIPT_ARGS, from selftests/bench/bench_sriov.sh): N rounds
+case "${1:-}" in bench=*) SRIOV_BENCH_N=${1#bench=} ;; esac
 . "$(dirname "$0")/lib/main.sh"
 if [ -z "${VM_NODE:-}" ]; then
 	. "$RN_SRC/selftests/lib/tap.sh"
