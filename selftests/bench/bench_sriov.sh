@@ -3,7 +3,7 @@
 # VF ADD+DEL: rdmanet in mode "sriov" against the reference host-device
 # plugin moving the same VF netdev, in the same VM run (qemu 10's igb, see
 # selftests/vm/test_sriov_vm.sh; both under TCG, so only the ratio means
-# anything). rdmanet's ADD also records the VF, applies no VF settings here,
+# anything). rdmanet's ADD (address checks off) also records the VF,
 # allocates an address from the pool and installs policy routes; DEL gives
 # everything back; host-device moves the netdev and nothing else.
 set -u

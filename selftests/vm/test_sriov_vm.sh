@@ -329,7 +329,7 @@ rdma_move() {
 bench() {
 	local n=${SRIOV_BENCH_N:-3} i t0 t1 ours=0 ref=0
 	ip netns add srbench
-	netconf /tmp/bench.json "$VF1"
+	netconf /tmp/bench.json "$VF1" '"ipConflictCheck": false, "gatewayCheck": false'
 	cat >/tmp/hd.json <<JSON
 { "cniVersion": "1.0.0", "name": "hd", "type": "host-device", "pciBusID": "$VF1" }
 JSON
