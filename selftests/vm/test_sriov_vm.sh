@@ -211,6 +211,25 @@ error_cases() {
 	ip netns del srbad
 }
 
+# VLAN, QoS, spoofchk and trust through the PF, then DEL: every setting back.
+settings_round_trip() {
+	local before out=/tmp/vlan.json
+	before=$(pf_state)
+	ip netns add srvlan
+	netconf /tmp/vlan-net.json "$VF1" '"vlan": 100, "vlanQoS": 3, "spoofchk": "off", "trust": "on", "mac": "02:00:00:00:0c:0c"'
+	cni ADD /tmp/vlan-net.json c-vlan /run/netns/srvlan >$out 2>/tmp/vlan.err
+	check_eq "ADD with vlan 100 qos 3, spoofchk off, trust on" $? 0
+	check_eq "  the PF reports them for VF 1" \
+		"$(ip -j link show "$PF" | jq -r '.[0].vfinfo_list[1] | "\(.address) \(.vlan_list[0].vlan // .vlan) \(.vlan_list[0].qos // .qos) \(.spoofchk) \(.trust)"')" \
+		"02:00:00:00:0c:0c 100 3 false true"
+	jq --slurpfile r $out '. + {prevResult: $r[0]}' /tmp/vlan-net.json >/tmp/vlan-prev.json
+	cni CHECK /tmp/vlan-prev.json c-vlan /run/netns/srvlan >/tmp/vlan-check.out 2>/dev/null
+	check_eq "  CHECK exits 0" "$?:$(cat /tmp/vlan-check.out)" "0:"
+	cni DEL /tmp/vlan-prev.json c-vlan /run/netns/srvlan >/dev/null 2>&1
+	check_eq "  DEL: ip link show PF exactly as before" "$(pf_state)" "$before"
+	ip netns del srvlan
+}
+
 parallel_adds() {
 	local before rc1 rc2
 	before=$(pf_state)
@@ -363,6 +382,7 @@ guest_main() {
 	main_round
 	if [ "$VM_NODE" = node-a ]; then
 		error_cases
+		settings_round_trip
 		parallel_adds
 		netns_gone
 		killed_mid_add vf-moved DEL
