@@ -351,10 +351,19 @@ int cni_vf_restore(const char *state_dir, const struct rn_sriov_hold *h, const c
 		   bool locked, struct rn_error *e)
 {
 	struct rn_rdma_roots roots;
+	struct rn_sriov_hold now;
 	int fd = -1, rc;
 
 	if (!locked && rn_sriov_hold_lock(state_dir, h->pci, false, &fd, e))
 		return e->code;
+	/* under the lock, the hold must still be this attachment's: the leak
+	 * sweep may have freed the VF meanwhile, and another pod taken it */
+	rc = rn_sriov_hold_read(state_dir, h->pci, &now, NULL);
+	if (rc || strcmp(now.container_id, h->container_id) || strcmp(now.ifname, h->ifname)) {
+		if (fd >= 0)
+			close(fd);
+		return rc && rc != -ENOENT ? rn_fail(e, rc, "VF %s: unreadable hold", h->pci) : 0;
+	}
 	rn_rdma_roots_init(&roots, NULL);
 	rc = restore_from_pod(h, netns, e);
 	if (!rc)

@@ -157,9 +157,18 @@ int rn_sriov_sweep(const char *state_dir, const struct rn_rdma_roots *roots,
 
 		if (netns_exists(h->netns))
 			continue;
+		struct rn_sriov_hold now;
+
 		/* a CNI at work on this VF finishes its own job */
 		if (rn_sriov_hold_lock(state_dir, h->pci, true, &fd, &ve))
 			continue;
+		/* under the lock: still the hold we listed (a DEL may have
+		 * given the VF back and another pod taken it) */
+		if (rn_sriov_hold_read(state_dir, h->pci, &now, NULL) ||
+		    strcmp(now.container_id, h->container_id) || strcmp(now.netns, h->netns)) {
+			close(fd);
+			continue;
+		}
 		if (rn_sriov_restore_host(state_dir, roots, h, &ve)) {
 			r->n_errors++;
 			counters.sweep_errors++;
