@@ -273,8 +273,19 @@ netns_gone() {
 	check_eq "  the VF netdev under its own name again, no hold" \
 		"$(vf_netdev "$VF1") $(ls $CNI_STATE/sriov/*.json 2>/dev/null | wc -l)" "$VF1DEV 0"
 	check "  counted in the textfile" grep -qx "rdmanet_sriov_vfs_swept_total 1" /tmp/prom/rdmanet.prom
+	# the freed VF goes to another pod before the runtime's late DEL
+	ip netns add srnew
+	netconf /tmp/new.json "$VF1" '"mac": "02:00:00:00:0d:0d"'
+	cni ADD /tmp/new.json c-new /run/netns/srnew >/dev/null 2>&1
+	check_eq "the swept VF is free: another pod takes it" $? 0
 	cni DEL /tmp/gone.json c-gone /run/netns/srgone >/tmp/gone.out 2>&1
 	check_eq "DEL without the netns exits 0" "$?:$(cat /tmp/gone.out)" "0:"
+	check_eq "  and leaves the new pod's VF alone" \
+		"$(ip -n srnew -j link show net1 | jq -r '.[0].address') $(ip -j link show "$PF" | jq -r '.[0].vfinfo_list[1].address')" \
+		"02:00:00:00:0d:0d 02:00:00:00:0d:0d"
+	cni DEL /tmp/new.json c-new /run/netns/srnew >/dev/null 2>&1
+	check_eq "  whose DEL gives it back as before" "$(pf_state)" "$before"
+	ip netns del srnew
 	check_eq "  and releases the address" \
 		"$("$RN_BUILD/bin/rdmanetctl" -c /tmp/node.json -j ip show --container-id c-gone --ifname net1 | jq '.allocations | length')" 0
 }
