@@ -249,6 +249,30 @@ int cni_vf_attach(struct cni_req *r, struct cni_vf *v, struct nl_sock *host,
 	settings_of(&r->conf, &s);
 	if (rn_sriov_vf_apply(h->pf_ifname, h->vf, &s, &e))
 		return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "VF settings");
+	/* the netdev takes the admin MAC too, as sriov-cni does: set, or where
+	 * the PF refuses that (igb), by a VF driver rebind (new netdev) */
+	if (r->conf.has_mac) {
+		struct rn_rdma_roots roots;
+		char name[RN_IFNAMSIZ];
+
+		rn_rdma_roots_init(&roots, NULL);
+		if (rn_sriov_vf_netdev_mac(&roots, h->pci, r->conf.vf_mac, name, &e) ||
+		    rn_netdev_get(name, 0, &nd, &e))
+			return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "VF %s MAC", h->pci);
+		/* a rebind may have given the VF's RDMA device another name */
+		if (v->is_rdma) {
+			struct rn_sriov_host host;
+			const struct rn_sriov_vf *vf;
+
+			if (!rn_sriov_discover(&host, &roots, false, NULL)) {
+				vf = rn_sriov_find_vf(&host, h->pci, NULL);
+				if (vf && vf->rdma_dev[0])
+					snprintf(h->orig_rdma_dev, sizeof(h->orig_rdma_dev), "%s",
+						 vf->rdma_dev);
+				rn_sriov_host_free(&host);
+			}
+		}
+	}
 	/* the RDMA device first: a soft device (rxe) dies with its netdev's
 	 * move, and the move a driver may refuse is best tried before the
 	 * netdev leaves */
@@ -279,14 +303,6 @@ int cni_vf_attach(struct cni_req *r, struct cni_vf *v, struct nl_sock *host,
 		return cni_fail_rn(&r->err, e.code == -EEXIST ? RN_CNI_ERR_IFNAME_EXISTS :
 				   RN_CNI_ERR_NETLINK, &e, "VF in %s", r->env.netns);
 	}
-	/* the netdev takes the admin MAC too, as sriov-cni does (a VF driver
-	 * adopts it by itself only on its next reset); a PF that lets no VF
-	 * change its own MAC once an admin MAC is set (igb) has reset the VF
-	 * with it already */
-	if (r->conf.has_mac && memcmp(li.mac, r->conf.vf_mac, 6) &&
-	    (link_change(pod, li.ifindex, NULL, NULL, -1, 0, r->conf.vf_mac, -1, &e) ||
-	     cni_link_get(pod, r->env.ifname, &li, &e)))
-		rn_warn("VF %s: netdev MAC: %s", h->pci, e.msg);
 	nl_socket_free(pod);
 	*ifindex = li.ifindex;
 	memcpy(mac, li.mac, 6);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <net/if.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <linux/magic.h>
 #include <sys/vfs.h>
 #include <netlink/netlink.h>
@@ -87,11 +88,80 @@ static int link_set(struct nl_sock *sk, int ifindex, const char *name, const cha
 	return 0;
 }
 
-int rn_sriov_restore_host(const char *state_dir, const struct rn_rdma_roots *roots,
-			  const struct rn_sriov_hold *h, struct rn_error *e)
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* The VF's netdev in this netns and its driver, by PCI address. */
+static int vf_netdev(const struct rn_rdma_roots *roots, const char *pci, char *name,
+		     char *driver)
 {
 	struct rn_sriov_host host;
 	const struct rn_sriov_vf *vf;
+	int rc = -ENODEV;
+
+	name[0] = '\0';
+	if (rn_sriov_discover(&host, roots, false, NULL))
+		return -EIO;
+	vf = rn_sriov_find_vf(&host, pci, NULL);
+	if (vf) {
+		snprintf(name, RN_IFNAMSIZ, "%s", vf->netdev);
+		if (driver)
+			snprintf(driver, 32, "%s", vf->driver);
+		rc = name[0] ? 0 : -ENODEV;
+	}
+	rn_sriov_host_free(&host);
+	return rc;
+}
+
+int rn_sriov_vf_netdev_mac(const struct rn_rdma_roots *roots, const char *pci,
+			   const uint8_t mac[6], char *name, struct rn_error *e)
+{
+	char driver[32] = "";
+	struct rn_netdev nd;
+	struct nl_sock *sk;
+	long deadline;
+	int rc;
+
+	if (vf_netdev(roots, pci, name, driver) || rn_netdev_get(name, 0, &nd, e))
+		return rn_fail(e, -ENODEV, "VF %s: no netdev in this netns", pci);
+	if (!memcmp(nd.mac, mac, 6))
+		return 0;
+	sk = nl_socket_alloc();
+	if (!sk || nl_connect(sk, NETLINK_ROUTE) < 0) {
+		if (sk)
+			nl_socket_free(sk);
+		return rn_fail(e, -EIO, "netlink: cannot connect");
+	}
+	rc = link_set(sk, nd.ifindex, NULL, NULL, 0, mac, NULL);
+	nl_socket_free(sk);
+	if (!rc)
+		return 0;
+	/* refused (igb, while an admin MAC is set): the driver takes the
+	 * admin MAC when it probes the VF again */
+	rc = rn_sriov_live_ops.vf_rebind(NULL, roots, pci, driver, e);
+	if (rc)
+		return rc;
+	deadline = now_ms() + 10000;
+	for (;;) {
+		if (!vf_netdev(roots, pci, name, NULL) && !rn_netdev_get(name, 0, &nd, NULL) &&
+		    !memcmp(nd.mac, mac, 6))
+			return 0;
+		if (now_ms() >= deadline)
+			return rn_fail(e, -ETIMEDOUT, "VF %s: its netdev does not take MAC "
+				       "%02x:%02x:%02x:%02x:%02x:%02x, not even after a %s rebind",
+				       pci, mac[0], mac[1], mac[2], mac[3], mac[4], mac[5], driver);
+		usleep(100 * 1000);
+	}
+}
+
+int rn_sriov_restore_host(const char *state_dir, const struct rn_rdma_roots *roots,
+			  const struct rn_sriov_hold *h, struct rn_error *e)
+{
 	char name[RN_IFNAMSIZ] = "";
 	struct rn_netdev nd;
 	struct nl_sock *sk;
@@ -100,29 +170,33 @@ int rn_sriov_restore_host(const char *state_dir, const struct rn_rdma_roots *roo
 	rc = restore_admin(h, e);
 	if (rc)
 		return rc;
-	if (!rn_sriov_discover(&host, roots, false, NULL)) {
-		vf = rn_sriov_find_vf(&host, h->pci, NULL);
-		if (vf)
-			snprintf(name, sizeof(name), "%s", vf->netdev);
-		rn_sriov_host_free(&host);
-	}
-	if (name[0] && !rn_netdev_get(name, 0, &nd, NULL)) {
+	if (!vf_netdev(roots, h->pci, name, NULL)) {
+		/* the MAC first (a driver rebind it may take renames the netdev):
+		 * where the netdev had the admin MAC, it gets it back for sure;
+		 * otherwise (a VF without an admin MAC) as far as the driver lets */
+		if (h->orig_admin.valid && !memcmp(h->orig_admin.mac, h->orig_mac, 6)) {
+			if (rn_sriov_vf_netdev_mac(roots, h->pci, h->orig_mac, name, e))
+				return rn_fail_wrap(e, "restore VF %s", h->pci);
+		} else if (!rn_netdev_get(name, 0, &nd, NULL) && memcmp(nd.mac, h->orig_mac, 6)) {
+			sk = nl_socket_alloc();
+			if (sk && nl_connect(sk, NETLINK_ROUTE) >= 0)
+				link_set(sk, nd.ifindex, NULL, NULL, 0, h->orig_mac, NULL);
+			if (sk)
+				nl_socket_free(sk);
+		}
+		if (rn_netdev_get(name, 0, &nd, e))
+			return e->code;
 		sk = nl_socket_alloc();
 		if (!sk || nl_connect(sk, NETLINK_ROUTE) < 0) {
 			if (sk)
 				nl_socket_free(sk);
 			return rn_fail(e, -EIO, "netlink: cannot connect");
 		}
-		/* the name first (down), then MTU and MAC */
+		/* down, its name, its MTU */
 		rc = link_set(sk, nd.ifindex, strcmp(name, h->orig_netdev) ? h->orig_netdev : NULL,
 			      "", 0, NULL, e);
 		if (!rc && nd.mtu != h->orig_mtu)
 			rc = link_set(sk, nd.ifindex, NULL, NULL, h->orig_mtu, NULL, e);
-		/* the netdev's own MAC, best effort: a PF that lets no VF set its
-		 * MAC while an admin MAC is set (igb) resets the VF with the
-		 * restored admin MAC instead */
-		if (!rc && memcmp(nd.mac, h->orig_mac, 6))
-			link_set(sk, nd.ifindex, NULL, NULL, 0, h->orig_mac, NULL);
 		nl_socket_free(sk);
 		if (rc)
 			return rn_fail_wrap(e, "restore VF netdev %s as %s", name, h->orig_netdev);

@@ -295,6 +295,12 @@ int rn_sriov_hold_from_json(json_t *o, struct rn_sriov_hold *h, struct rn_error 
  * down; then the hold is removed. The caller holds the VF's lock. */
 int rn_sriov_restore_host(const char *state_dir, const struct rn_rdma_roots *roots,
 			  const struct rn_sriov_hold *h, struct rn_error *e);
+/* Gives the VF's netdev (in the caller's netns, found by PCI address) the
+ * MAC mac: set directly, or where the PF refuses that while an admin MAC is
+ * set (igb), by rebinding the VF driver so it probes with the admin MAC
+ * (the caller has set it to mac). name gets the netdev's name after. */
+int rn_sriov_vf_netdev_mac(const struct rn_rdma_roots *roots, const char *pci,
+			   const uint8_t mac[6], char *name, struct rn_error *e);
 /* The agent's leak sweep: every hold whose netns no longer exists (and no
  * CNI holds the VF's lock) is restored. r says what was done. */
 int rn_sriov_sweep(const char *state_dir, const struct rn_rdma_roots *roots,
