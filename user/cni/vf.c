@@ -261,15 +261,15 @@ int cni_vf_attach(struct cni_req *r, struct cni_vf *v, struct nl_sock *host,
 			return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "VF %s MAC", h->pci);
 		/* a rebind may have given the VF's RDMA device another name */
 		if (v->is_rdma) {
-			struct rn_sriov_host host;
+			struct rn_sriov_host hh;
 			const struct rn_sriov_vf *vf;
 
-			if (!rn_sriov_discover(&host, &roots, false, NULL)) {
-				vf = rn_sriov_find_vf(&host, h->pci, NULL);
+			if (!rn_sriov_discover(&hh, &roots, false, NULL)) {
+				vf = rn_sriov_find_vf(&hh, h->pci, NULL);
 				if (vf && vf->rdma_dev[0])
 					snprintf(h->orig_rdma_dev, sizeof(h->orig_rdma_dev), "%s",
 						 vf->rdma_dev);
-				rn_sriov_host_free(&host);
+				rn_sriov_host_free(&hh);
 			}
 		}
 	}
