@@ -589,6 +589,34 @@ static void test_provision_rebind_failure_reported(void **state)
 	tree_free(&t);
 }
 
+/* An InfiniBand VF: node/port GUIDs through the PF, no rebind. */
+static void test_provision_ib_guids(void **state)
+{
+	struct tree t;
+	struct fake f = { .t = &t };
+	struct rn_sriov_ops ops = fake_ops(&f);
+	struct rn_sriov_config c;
+	struct rn_sriov_report r;
+	struct rn_error e = { 0 };
+
+	(void)state;
+	tree_copy(&t);
+	hold_vf(t.state, "0000:3b:00.7", "rdma-pod");
+	assert_int_equal(rn_sysfs_write("InfiniBand", "%s/class/infiniband/mlx5_5/ports/1/link_layer",
+					t.roots.sys), 0);
+	parse_cfg("[{\"pf\": \"ens1f0np0\", \"numVfs\": 12, \"isRdma\": true}]", &c, t.state);
+	if (rn_sriov_provision(&c, &t.roots, &ops, &r, &e))
+		fail_msg("%s", e.msg);
+	print_report(&r);
+	assert_int_equal(f.guid_sets, 1);		/* VF 3, InfiniBand */
+	assert_int_equal(f.rebinds, 1);			/* VF 7, Ethernet */
+	assert_true(report_has(&r, "vf 3 (0000:3b:00.5): node_guid/port_guid 029a:78ff:fe6f:a204 "
+			       "through the PF"));
+	assert_int_equal(r.guids_fixed, 2);
+	rn_sriov_config_free(&c);
+	tree_free(&t);
+}
+
 static void test_will_fix_guid(void **state)
 {
 	struct rn_rdma_roots roots;
@@ -869,6 +897,7 @@ int main(void)
 		cmocka_unit_test(test_provision_sets_numvfs),
 		cmocka_unit_test(test_provision_selects_nothing),
 		cmocka_unit_test(test_provision_rebind_failure_reported),
+		cmocka_unit_test(test_provision_ib_guids),
 		cmocka_unit_test(test_will_fix_guid),
 		cmocka_unit_test(test_holds_and_lock),
 		cmocka_unit_test(test_devices),
