@@ -301,6 +301,62 @@ static const char *prev_json =
 	"           {\"address\": \"10.81.0.10/24\", \"gateway\": \"10.81.0.254\", \"interface\": 1}],"
 	" \"routes\": [{\"dst\": \"0.0.0.0/0\", \"gw\": \"10.81.0.254\", \"table\": 100}]}";
 
+/* mode sriov: deviceID from the config or runtimeConfig, sriov-cni's keys */
+static void test_config_sriov(void **state)
+{
+	struct cni_netconf c;
+	struct cni_err err;
+
+	(void)state;
+	assert_int_equal(parse(&c, "{" MINIMAL ", \"mode\": \"sriov\", \"runtimeConfig\": "
+			       "{\"deviceID\": \"0000:3b:00.2\"}, \"vlan\": 10, \"vlanQoS\": 3, "
+			       "\"vlanProto\": \"802.1ad\", \"mac\": \"02:00:00:00:00:01\", "
+			       "\"spoofchk\": \"off\", \"trust\": \"on\", \"link_state\": "
+			       "\"enable\", \"min_tx_rate\": 10, \"max_tx_rate\": 100}", &err), 0);
+	assert_int_equal(c.mode, CNI_MODE_SRIOV);
+	assert_string_equal(c.device_id, "0000:3b:00.2");
+	assert_true(c.has_vlan && c.has_mac && c.has_spoofchk && c.has_trust &&
+		    c.has_link_state && c.has_rate);
+	assert_int_equal(c.vlan, 10);
+	assert_int_equal(c.vlan_qos, 3);
+	assert_int_equal(c.vlan_proto, 0x88a8);
+	assert_int_equal(c.vf_mac[5], 1);
+	assert_int_equal(c.spoofchk, 0);
+	assert_int_equal(c.trust, 1);
+	assert_int_equal(c.link_state, 1);
+	assert_int_equal(c.min_tx_rate, 10);
+	assert_int_equal(c.max_tx_rate, 100);
+	cni_netconf_free(&c);
+	/* the config's deviceID wins over runtimeConfig's; nothing else set */
+	assert_int_equal(parse(&c, "{" MINIMAL ", \"mode\": \"sriov\", \"deviceID\": "
+			       "\"0000:3b:00.3\", \"runtimeConfig\": {\"deviceID\": "
+			       "\"0000:3b:00.2\"}}", &err), 0);
+	assert_string_equal(c.device_id, "0000:3b:00.3");
+	assert_false(c.has_vlan || c.has_mac || c.has_spoofchk || c.has_trust ||
+		     c.has_link_state || c.has_rate);
+	cni_netconf_free(&c);
+	expect_config_error("{" MINIMAL ", \"vlan\": 10}", CNI_ERR_CONFIG,
+			    "vlan: only for mode \"sriov\"");
+	expect_config_error("{" MINIMAL ", \"deviceID\": \"0000:3b:00.2\"}", CNI_ERR_CONFIG,
+			    "deviceID: only for mode \"sriov\"");
+	expect_config_error("{" MINIMAL ", \"mode\": \"sriov\", \"master\": \"eth0\"}",
+			    CNI_ERR_CONFIG, "master: not for mode \"sriov\"");
+	expect_config_error("{" MINIMAL ", \"mode\": \"sriov\", \"vlan\": 4096}",
+			    CNI_ERR_CONFIG, "vlan");
+	expect_config_error("{" MINIMAL ", \"mode\": \"sriov\", \"vlanQoS\": 3}",
+			    CNI_ERR_CONFIG, "need \"vlan\"");
+	expect_config_error("{" MINIMAL ", \"mode\": \"sriov\", \"vlan\": 1, \"vlanProto\": "
+			    "\"802.1x\"}", CNI_ERR_CONFIG, "vlanProto");
+	expect_config_error("{" MINIMAL ", \"mode\": \"sriov\", \"mac\": \"01:00:00:00:00:01\"}",
+			    CNI_ERR_CONFIG, "not a unicast MAC");
+	expect_config_error("{" MINIMAL ", \"mode\": \"sriov\", \"spoofchk\": \"yes\"}",
+			    CNI_ERR_CONFIG, "spoofchk: expected \"on\" or \"off\"");
+	expect_config_error("{" MINIMAL ", \"mode\": \"sriov\", \"link_state\": \"up\"}",
+			    CNI_ERR_CONFIG, "link_state");
+	expect_config_error("{" MINIMAL ", \"mode\": \"sriov\", \"min_tx_rate\": 200, "
+			    "\"max_tx_rate\": 100}", CNI_ERR_CONFIG, "min_tx_rate 200 is above");
+}
+
 static void test_prev_result(void **state)
 {
 	json_t *o = json_loads(prev_json, 0, NULL);
@@ -671,6 +727,7 @@ int main(void)
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_record_sweep),
 		cmocka_unit_test(test_pin_dir_fallback),
+		cmocka_unit_test(test_config_sriov),
 	};
 
 	rn_log_init("test_cni_parse", RN_LOG_ERROR);

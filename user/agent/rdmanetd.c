@@ -24,6 +24,7 @@
 #include "masters.h"
 #include "mkdir_p.h"
 #include "rdma_tick.h"
+#include "sriov_agent.h"
 
 static volatile sig_atomic_t stop;
 
@@ -222,6 +223,8 @@ static int run(struct rn_config *c, struct rn_config_watch *w, const char *publi
 			"are discovered from /sys/class/infiniband)", c->n_masters);
 	else
 		rn_info("%d master(s) attached, pins under %s", n, c->bpf.pin_dir);
+	rn_sriov_agent_start(c);
+	rn_sriov_agent_tick(c);
 	rn_rdma_agent_tick(c);
 	ipam_sync(c);
 	export_once(c);
@@ -263,6 +266,7 @@ static int run(struct rn_config *c, struct rn_config_watch *w, const char *publi
 			reload(c, &fx, w->path, text, publish, &m, &dp);
 		free(text);
 		rn_masters_reconcile(c, &m);
+		rn_sriov_agent_tick(c);
 		rn_rdma_agent_tick(c);
 		if (c->textfile.interval_s > 0)
 			export_once(c);

@@ -23,6 +23,7 @@
 #include "route_plan.h"
 #include "routing.h"
 #include "teardown.h"
+#include "vf.h"
 
 #define CONFLICT_ATTEMPTS 3
 
@@ -40,6 +41,7 @@ struct add {
 	struct cni_prober prober;
 	int lock_fd;			/* the attachment's lock (record.h) */
 	bool recorded;
+	struct cni_vf vf;		/* mode sriov */
 };
 
 static int open_netns(struct add *a)
@@ -77,8 +79,12 @@ static int prepare(struct add *a)
 				"%s", r->env.ifname, r->env.netns);
 	if (rc != -ENODEV)
 		return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "look up %s", r->env.ifname);
+	/* sriov: the VF's PF is the master */
+	if (r->conf.mode == CNI_MODE_SRIOV && cni_vf_prepare(r, &a->cfg, &a->vf, &a->master))
+		return -1;
 	if (cni_ipam_open(&a->cfg, &a->ipam, &r->err) ||
-	    cni_master_pick(&r->conf, &a->cfg, a->ipam, &a->master, &r->err))
+	    (r->conf.mode != CNI_MODE_SRIOV &&
+	     cni_master_pick(&r->conf, &a->cfg, a->ipam, &a->master, &r->err)))
 		return -1;
 	snprintf(a->att.ifname, sizeof(a->att.ifname), "%s", r->env.ifname);
 	snprintf(a->att.master, sizeof(a->att.master), "%s", a->master.ifname);
@@ -205,6 +211,13 @@ static int create_link(struct add *a)
 	a->att.mtu = li.mtu;
 	memcpy(a->att.mac, li.mac, 6);
 	return 0;
+}
+
+/* sriov: the VF itself goes into the pod (vf.h) */
+static int take_vf(struct add *a)
+{
+	return cni_vf_attach(a->r, &a->vf, a->host, &a->ns, &a->att.ifindex, a->att.mac,
+			     &a->att.mtu);
 }
 
 static int link_up(struct add *a)
@@ -408,6 +421,14 @@ static void rollback(struct add *a)
 		rn_warn("rollback: %s", e.msg);
 	if (!a->recorded)
 		return;		/* nothing was created before the record */
+	if (a->vf.held && cni_vf_restore(r->conf.state_dir, &a->vf.hold, r->env.netns, true, &e)) {
+		/* the record stays: DEL or GC restores the VF from its hold */
+		rn_warn("rollback incomplete (DEL or GC will finish it): VF %s: %s",
+			a->vf.hold.pci, e.msg);
+		if (r->err.code == CNI_ERR_NO_CONTAINER)
+			r->err.code = RN_CNI_ERR_NETLINK;
+		return;
+	}
 	if (cni_teardown_host(&t, &later)) {
 		rn_warn("rollback incomplete (DEL or GC will finish it): %s", later.msg);
 		/* the runtime must call DEL: do not answer "nothing to clean up" */
@@ -420,6 +441,7 @@ static void cleanup(struct add *a)
 {
 	cni_record_unlock(a->r->conf.state_dir, a->r->conf.name, a->r->env.container_id,
 			  a->r->env.ifname, a->lock_fd);
+	cni_vf_unlock(&a->vf);
 	cni_prober_close(&a->prober);
 	if (a->host)
 		nl_socket_free(a->host);
@@ -434,7 +456,8 @@ static void cleanup(struct add *a)
 int cni_cmd_add(struct cni_req *r, json_t **result)
 {
 	struct add a = { .r = r, .ns = { .host_fd = -1, .pod_fd = -1 },
-			 .prober = { .arp_fd = -1, .nd_fd = -1 }, .lock_fd = -1 };
+			 .prober = { .arp_fd = -1, .nd_fd = -1 }, .lock_fd = -1,
+			 .vf = { .lock_fd = -1 } };
 	int rc = -1;
 
 	*result = NULL;
@@ -449,7 +472,7 @@ int cni_cmd_add(struct cni_req *r, json_t **result)
 	if (allocate(&a))
 		goto fail;
 	cni_fault_point("allocated");
-	if (create_link(&a))
+	if (r->conf.mode == CNI_MODE_SRIOV ? take_vf(&a) : create_link(&a))
 		goto fail;
 	cni_fault_point("renamed");
 	if (probe(&a))
@@ -468,6 +491,8 @@ int cni_cmd_add(struct cni_req *r, json_t **result)
 			 "everything was rolled back", r->env.netns);
 		goto fail;
 	}
+	if (r->conf.mode == CNI_MODE_SRIOV && cni_vf_commit(r, &a.vf))
+		goto fail;
 	if (write_record(&a, true))
 		goto fail;
 	*result = cni_result_build(&r->conf, &a.att, &r->err);

@@ -11,6 +11,8 @@
 #include "addr.h"
 #include "attachment.h"
 #include "cmd.h"
+#include "rdma/sysfs_attr.h"
+#include "vf.h"
 #include "datapath.h"
 #include "link.h"
 #include "log.h"
@@ -32,9 +34,60 @@ struct check {
 	struct nl_sock *pod;
 	struct cni_link_info li;
 	struct cni_attachment att;
+	struct rn_sriov_hold hold;	/* mode sriov */
 };
 
 #define MISMATCH(r, ...) cni_fail(&(r)->err, RN_CNI_ERR_CHECK, __VA_ARGS__)
+
+/* sriov: the VF netdev is the pod interface (physical, our alias), its
+ * settings through the PF are what the network asks, and neither it nor
+ * its RDMA device is left in the host netns. */
+static int check_vf(struct check *c)
+{
+	struct cni_req *r = c->r;
+	const struct cni_prev_if *pi = &c->prev->ifs[c->idx];
+	const struct rn_sriov_hold *h = &c->hold;
+	char alias[CNI_ALIAS_MAX];
+	struct rn_vf_admin now;
+	struct rn_error e = { 0 };
+	int rc = cni_link_get(c->pod, r->env.ifname, &c->li, &e);
+
+	if (rc == -ENODEV)
+		return MISMATCH(r, "%s is missing from %s", r->env.ifname, r->env.netns);
+	if (rc)
+		return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "CHECK");
+	cni_link_alias(r->env.container_id, alias);
+	if (c->li.kind[0] || strcmp(c->li.alias, alias))
+		return MISMATCH(r, "%s is not the VF %s this attachment took", r->env.ifname,
+				h->pci);
+	if (pi->has_mac && memcmp(pi->mac, c->li.mac, 6))
+		return MISMATCH(r, "%s's MAC differs from the one ADD reported", r->env.ifname);
+	if (!c->li.up)
+		return MISMATCH(r, "%s is down", r->env.ifname);
+	if (!h->complete)
+		return MISMATCH(r, "VF %s: its ADD never finished", h->pci);
+	if (h->rdma_moved && rn_sysfs_exists("/sys/class/infiniband/%s", h->orig_rdma_dev) == 1)
+		return MISMATCH(r, "VF %s: RDMA device %s is in the host netns", h->pci,
+				h->orig_rdma_dev);
+	if (rn_sriov_vf_admin_get(h->pf_ifname, h->vf, &now, &e))
+		return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "CHECK");
+	if (r->conf.has_mac && memcmp(now.mac, r->conf.vf_mac, 6))
+		return MISMATCH(r, "VF %s: admin MAC differs from the network's", h->pci);
+	if (r->conf.has_vlan && (now.vlan != r->conf.vlan || now.qos != r->conf.vlan_qos ||
+				 (r->conf.vlan && now.vlan_proto != r->conf.vlan_proto)))
+		return MISMATCH(r, "VF %s: vlan %u qos %u, the network asks vlan %u qos %u", h->pci,
+				now.vlan, now.qos, r->conf.vlan, r->conf.vlan_qos);
+	if (r->conf.has_spoofchk && now.spoofchk >= 0 && now.spoofchk != r->conf.spoofchk)
+		return MISMATCH(r, "VF %s: spoofchk differs from the network's", h->pci);
+	if (r->conf.has_trust && now.trust >= 0 && now.trust != r->conf.trust)
+		return MISMATCH(r, "VF %s: trust differs from the network's", h->pci);
+	if (r->conf.has_link_state && now.link_state >= 0 && now.link_state != r->conf.link_state)
+		return MISMATCH(r, "VF %s: link_state differs from the network's", h->pci);
+	if (r->conf.has_rate && (now.min_tx_rate != r->conf.min_tx_rate ||
+				 now.max_tx_rate != r->conf.max_tx_rate))
+		return MISMATCH(r, "VF %s: tx rates differ from the network's", h->pci);
+	return 0;
+}
 
 static int check_link(struct check *c)
 {
@@ -42,8 +95,11 @@ static int check_link(struct check *c)
 	const struct cni_prev_if *pi = &c->prev->ifs[c->idx];
 	int want = r->conf.mode == CNI_MODE_IPVLAN ? r->conf.ipvlan_mode : r->conf.macvlan_mode;
 	struct rn_error e = { 0 };
-	int rc = cni_link_get(c->pod, r->env.ifname, &c->li, &e);
+	int rc;
 
+	if (r->conf.mode == CNI_MODE_SRIOV)
+		return check_vf(c);
+	rc = cni_link_get(c->pod, r->env.ifname, &c->li, &e);
 	if (rc == -ENODEV)
 		return MISMATCH(r, "%s is missing from %s", r->env.ifname, r->env.netns);
 	if (rc)
@@ -203,9 +259,18 @@ static int prepare(struct check *c)
 	if (c->idx < 0)
 		return MISMATCH(r, "prevResult has no interface %s in %s", r->env.ifname,
 				r->env.netns);
+	if (r->conf.mode == CNI_MODE_SRIOV) {
+		if (!cni_vf_find_hold(r->conf.state_dir, r->env.container_id, r->env.ifname,
+				      &c->hold))
+			return MISMATCH(r, "no VF is held for %s/%s", r->env.container_id,
+					r->env.ifname);
+		if (rn_netdev_get(c->hold.pf_ifname, 0, &c->master, &e))
+			return cni_fail_rn(&r->err, RN_CNI_ERR_MASTER, &e, "PF");
+	}
 	if (cni_node_load(r, &c->cfg) ||
 	    cni_ipam_open(&c->cfg, &c->ipam, &r->err) ||
-	    cni_master_pick(&r->conf, &c->cfg, c->ipam, &c->master, &r->err))
+	    (r->conf.mode != CNI_MODE_SRIOV &&
+	     cni_master_pick(&r->conf, &c->cfg, c->ipam, &c->master, &r->err)))
 		return -1;
 	rc = cni_netns_open(&c->ns, r->env.netns, &e);
 	if (rc == -ENOENT)

@@ -15,6 +15,7 @@
 #include "prev_result.h"
 #include "record.h"
 #include "teardown.h"
+#include "vf.h"
 
 /* Every address the attachment may have had, for the rules to remove. */
 static void collect_addrs(struct cni_req *r, struct rn_ipam *ipam, struct cni_teardown *t)
@@ -54,8 +55,15 @@ static int teardown(struct cni_req *r, const struct rn_config *cfg, struct rn_ip
 		.state_dir = r->conf.state_dir, .ipam = ipam,
 	};
 
+	struct rn_sriov_hold h;
+	struct rn_error e = { 0 };
+
 	collect_addrs(r, ipam, &t);
 	cni_fault_point("del-collected");
+	/* a VF goes back first: the record stays until it has */
+	if (cni_vf_find_hold(r->conf.state_dir, r->env.container_id, r->env.ifname, &h) &&
+	    cni_vf_restore(r->conf.state_dir, &h, r->env.netns, false, &e))
+		return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "restore VF %s", h.pci);
 	return cni_teardown_all(&t, &r->err);
 }
 

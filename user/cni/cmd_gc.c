@@ -17,6 +17,7 @@
 #include "node.h"
 #include "record.h"
 #include "teardown.h"
+#include "vf.h"
 
 struct owner {
 	const char *container_id, *ifname;
@@ -103,8 +104,16 @@ static void collect(struct cni_req *r, const struct rn_config *cfg, struct rn_ip
 	struct rn_ipam_allocation held[2];
 	struct cni_err err = { 0 };
 	struct rn_error e = { 0 };
+	struct rn_sriov_hold h;
 	int n;
 
+	if (cni_vf_find_hold(r->conf.state_dir, rec->container_id, rec->ifname, &h) &&
+	    cni_vf_restore(r->conf.state_dir, &h, rec->netns, false, &e)) {
+		rn_warn("GC: %s/%s: VF %s: %s", rec->container_id, rec->ifname, h.pci, e.msg);
+		if (!r->err.code)
+			cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "GC: VF %s", h.pci);
+		return;
+	}
 	for (unsigned int i = 0; i < rec->n_addrs; i++)
 		cni_teardown_add_addr(&t, &rec->addrs[i].addr);
 	n = rn_ipam_lookup_owner(ipam, rec->container_id, rec->ifname, held, 2, &e);

@@ -3,13 +3,14 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <linux/if_link.h>
 
 #include "config.h"
 #include "json_fields.h"
 #include "netconf.h"
 
-const char *const cni_mode_names[2] = { "macvlan", "ipvlan" };
+const char *const cni_mode_names[3] = { "macvlan", "ipvlan", "sriov" };
 const char *const cni_macvlan_mode_names[3] = { "bridge", "private", "vepa" };
 const char *const cni_ipvlan_mode_names[3] = { "l2", "l3", "l3s" };
 static const int macvlan_modes[3] = { MACVLAN_MODE_BRIDGE, MACVLAN_MODE_PRIVATE,
@@ -250,6 +251,127 @@ static void defaults(struct cni_netconf *c)
 	snprintf(c->state_dir, sizeof(c->state_dir), "%s", RN_DEFAULT_CNI_STATE_DIR);
 }
 
+static int onoff(json_t *root, const char *key, bool *has, int *out, struct cni_err *err)
+{
+	json_t *v = json_object_get(root, key);
+	const char *s = json_string_value(v);
+
+	if (!v)
+		return 0;
+	if (json_is_boolean(v)) {
+		*out = json_is_true(v);
+	} else if (s && (!strcmp(s, "on") || !strcmp(s, "off"))) {
+		*out = !strcmp(s, "on");
+	} else {
+		return cni_fail(err, CNI_ERR_CONFIG, "config: %s: expected \"on\" or \"off\"", key);
+	}
+	*has = true;
+	return 0;
+}
+
+/* sriov-cni's VF keys and the deviceID (config, else runtimeConfig). Only
+ * mode sriov may carry them: elsewhere they would be silently ignored. */
+static int parse_sriov(struct cni_netconf *c, struct cni_err *err)
+{
+	static const char *const vf_keys[] = { "deviceID", "vlan", "vlanQoS", "vlanProto", "mac",
+					       "spoofchk", "trust", "link_state", "min_tx_rate",
+					       "max_tx_rate", NULL };
+	json_t *rc = json_object_get(c->root, "runtimeConfig");
+	struct rn_error e = { 0 };
+	char buf[32] = "";
+	long long n;
+
+	if (c->mode != CNI_MODE_SRIOV) {
+		for (int i = 0; vf_keys[i]; i++)
+			if (json_object_get(c->root, vf_keys[i]))
+				return cni_fail(err, CNI_ERR_CONFIG, "config: %s: only for mode "
+						"\"sriov\"", vf_keys[i]);
+		return 0;
+	}
+	if (rn_json_string(c->root, "deviceID", c->device_id, sizeof(c->device_id), "config", &e))
+		return bad(err, &e);
+	if (!c->device_id[0] && json_is_object(rc) &&
+	    rn_json_string(rc, "deviceID", c->device_id, sizeof(c->device_id),
+			   "config: runtimeConfig", &e))
+		return bad(err, &e);
+	if (c->master[0])
+		return cni_fail(err, CNI_ERR_CONFIG, "config: master: not for mode \"sriov\" (the "
+				"VF's PF is its master)");
+	n = -1;
+	if (rn_json_int(c->root, "vlan", 0, 4095, &n, "config", &e))
+		return bad(err, &e);
+	if (n >= 0) {
+		c->has_vlan = true;
+		c->vlan = (unsigned int)n;
+	}
+	n = 0;
+	if (rn_json_int(c->root, "vlanQoS", 0, 7, &n, "config", &e))
+		return bad(err, &e);
+	c->vlan_qos = (unsigned int)n;
+	c->vlan_proto = 0x8100;
+	if (rn_json_string(c->root, "vlanProto", buf, sizeof(buf), "config", &e))
+		return bad(err, &e);
+	if (buf[0] && strcmp(buf, "802.1Q") && strcmp(buf, "802.1q") && strcmp(buf, "802.1ad") &&
+	    strcmp(buf, "802.1AD"))
+		return cni_fail(err, CNI_ERR_CONFIG, "config: vlanProto: expected \"802.1Q\" or "
+				"\"802.1ad\"");
+	if (buf[0] && strcasecmp(buf, "802.1ad") == 0)
+		c->vlan_proto = 0x88a8;
+	if ((c->vlan_qos || buf[0]) && !c->has_vlan)
+		return cni_fail(err, CNI_ERR_CONFIG, "config: vlanQoS/vlanProto: need \"vlan\"");
+	buf[0] = '\0';
+	if (rn_json_string(c->root, "mac", buf, sizeof(buf), "config", &e))
+		return bad(err, &e);
+	if (buf[0]) {
+		unsigned int b[6];
+		char tail;
+
+		if (sscanf(buf, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4],
+			   &b[5], &tail) != 6 || (b[0] & 1))
+			return cni_fail(err, CNI_ERR_CONFIG, "config: mac: \"%s\" is not a unicast "
+					"MAC address", buf);
+		for (int i = 0; i < 6; i++)
+			c->vf_mac[i] = (uint8_t)b[i];
+		c->has_mac = true;
+	}
+	if (onoff(c->root, "spoofchk", &c->has_spoofchk, &c->spoofchk, err) ||
+	    onoff(c->root, "trust", &c->has_trust, &c->trust, err))
+		return -1;
+	buf[0] = '\0';
+	if (rn_json_string(c->root, "link_state", buf, sizeof(buf), "config", &e))
+		return bad(err, &e);
+	if (buf[0]) {
+		if (!strcmp(buf, "auto"))
+			c->link_state = 0;
+		else if (!strcmp(buf, "enable"))
+			c->link_state = 1;
+		else if (!strcmp(buf, "disable"))
+			c->link_state = 2;
+		else
+			return cni_fail(err, CNI_ERR_CONFIG, "config: link_state: expected auto, "
+					"enable or disable");
+		c->has_link_state = true;
+	}
+	n = -1;
+	if (rn_json_int(c->root, "min_tx_rate", 0, 1000000, &n, "config", &e))
+		return bad(err, &e);
+	if (n >= 0) {
+		c->has_rate = true;
+		c->min_tx_rate = (unsigned int)n;
+	}
+	n = -1;
+	if (rn_json_int(c->root, "max_tx_rate", 0, 1000000, &n, "config", &e))
+		return bad(err, &e);
+	if (n >= 0) {
+		c->has_rate = true;
+		c->max_tx_rate = (unsigned int)n;
+	}
+	if (c->max_tx_rate && c->min_tx_rate > c->max_tx_rate)
+		return cni_fail(err, CNI_ERR_CONFIG, "config: min_tx_rate %u is above max_tx_rate "
+				"%u", c->min_tx_rate, c->max_tx_rate);
+	return 0;
+}
+
 static int parse_fields(struct cni_netconf *c, struct cni_err *err)
 {
 	struct rn_error e = { 0 };
@@ -263,7 +385,7 @@ static int parse_fields(struct cni_netconf *c, struct cni_err *err)
 	if (check_name(c->name, err))
 		return -1;
 	v = c->mode;
-	if (rn_json_enum(c->root, "mode", cni_mode_names, 2, &v, "config", &e))
+	if (rn_json_enum(c->root, "mode", cni_mode_names, 3, &v, "config", &e))
 		return bad(err, &e);
 	c->mode = v;
 	if (rn_json_string(c->root, "master", c->master, sizeof(c->master), "config", &e))
@@ -292,6 +414,8 @@ static int parse_fields(struct cni_netconf *c, struct cni_err *err)
 	    parse_path(c->root, "configFile", c->nad_config_file, sizeof(c->nad_config_file),
 		       err) ||
 	    parse_path(c->root, "stateDir", c->nad_state_dir, sizeof(c->nad_state_dir), err))
+		return -1;
+	if (parse_sriov(c, err))
 		return -1;
 	c->prev_result = json_object_get(c->root, "prevResult");
 	if (c->prev_result && json_is_null(c->prev_result))

@@ -4,7 +4,7 @@
  * filled in by the runtime):
  *
  *   { "cniVersion": "1.1.0", "name": "rail1", "type": "rdmanet",
- *     "mode": "macvlan",             macvlan (default) | ipvlan
+ *     "mode": "macvlan",             macvlan (default) | ipvlan | sriov
  *     "master": "ens6f0np0",         or omitted: the pools' "masters" choose
  *     "macvlanMode": "bridge",       bridge (default) | private | vepa
  *     "ipvlanMode": "l2",            l2 (default) | l3 | l3s
@@ -18,6 +18,14 @@
  *                                    one of the node's cni.allowed_dscp
  *     "configFile": "...",           accepted only if it names the node's own
  *     "stateDir": "..." }            config file / state dir (node.h)
+ *
+ * mode "sriov" (exclusive mode: a VF and its RDMA device move into the pod):
+ *     "deviceID": "0000:3b:00.2",    the VF's PCI address (Multus puts it in
+ *                                    runtimeConfig.deviceID; either place)
+ *     "vlan": 10, "vlanQoS": 3, "vlanProto": "802.1Q" | "802.1ad",
+ *     "mac": "02:..", "spoofchk": "on"|"off", "trust": "on"|"off",
+ *     "link_state": "auto"|"enable"|"disable",
+ *     "min_tx_rate": 0, "max_tx_rate": 1000     (sriov-cni's keys, Mbps)
  *
  * Fields the plugin does not know are ignored and left in place (the spec:
  * runtimes and plugins pass them through). Errors name the field. */
@@ -40,7 +48,7 @@
 #define CNI_DEFAULT_TABLE_BASE 100
 #define CNI_DEFAULT_RULE_PRIORITY 1000
 
-enum cni_mode { CNI_MODE_MACVLAN = 0, CNI_MODE_IPVLAN };
+enum cni_mode { CNI_MODE_MACVLAN = 0, CNI_MODE_IPVLAN, CNI_MODE_SRIOV };
 
 struct cni_route {
 	struct rn_prefix dst;		/* host bits zero */
@@ -89,6 +97,14 @@ struct cni_netconf {
 	char nad_state_dir[PATH_MAX];
 	json_t *prev_result;		/* borrowed from root; NULL if absent */
 	json_t *valid_attachments;	/* GC: borrowed from root; NULL if absent */
+	/* mode sriov */
+	char device_id[32];		/* "" : not given */
+	bool has_vlan, has_mac, has_spoofchk, has_trust, has_link_state, has_rate;
+	unsigned int vlan, vlan_qos;
+	uint16_t vlan_proto;		/* host order */
+	uint8_t vf_mac[6];
+	int spoofchk, trust, link_state;
+	unsigned int min_tx_rate, max_tx_rate;
 };
 
 /* Parses the plugin configuration. Codes: 6 not a JSON object, 1 a
@@ -98,7 +114,7 @@ int cni_netconf_parse(struct cni_netconf *c, const char *text, size_t len,
 		      struct cni_err *err);
 void cni_netconf_free(struct cni_netconf *c);
 
-extern const char *const cni_mode_names[2];
+extern const char *const cni_mode_names[3];
 extern const char *const cni_macvlan_mode_names[3];
 extern const char *const cni_ipvlan_mode_names[3];
 /* "bridge" for a MACVLAN_MODE_*, "l2" for an IPVLAN_MODE_*. */

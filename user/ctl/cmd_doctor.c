@@ -13,6 +13,7 @@
 #include "datapath/datapath.h"
 #include "netdev.h"
 #include "rdma/doctor.h"
+#include "sriov/sriov.h"
 #include "rdma/roce_netdevs.h"
 
 static bool bpffs_at(const char *pin_dir)
@@ -88,6 +89,9 @@ int cmd_doctor(struct ctl *ctl, int argc, char **argv)
 	struct rn_pod_addr *pods = NULL;
 	struct rn_error e = { 0 };
 	struct rn_maps maps;
+	struct rn_sriov_config sc;
+	struct rn_sriov_host sh;
+	bool have_sriov;
 
 	for (int i = 1; i < argc; i++)
 		if (!ctl_common_opt(ctl, argv[i]))
@@ -98,6 +102,12 @@ int cmd_doctor(struct ctl *ctl, int argc, char **argv)
 		return ctl_fail("%s", e.msg);
 	f.model = &model;
 	f.rdma = &rc;
+	have_sriov = !rn_sriov_config_get(&ctl->cfg, &sc, NULL) &&
+		     !rn_sriov_discover(&sh, &roots, false, NULL);
+	if (have_sriov) {
+		f.sriov = &sc;
+		f.sriov_host = &sh;
+	}
 	f.masters = masters;
 	if (ctl->cfg.n_masters) {
 		f.masters_configured = true;
@@ -132,6 +142,10 @@ int cmd_doctor(struct ctl *ctl, int argc, char **argv)
 	}
 	free(pods);
 	rn_rdma_model_free(&model);
+	if (have_sriov) {
+		rn_sriov_host_free(&sh);
+		rn_sriov_config_free(&sc);
+	}
 	if (r.failed)
 		return ctl_fail("doctor: %d of %d checks failed", r.failed, r.n);
 	return 0;

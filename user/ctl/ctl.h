@@ -40,5 +40,6 @@ int cmd_doctor(struct ctl *ctl, int argc, char **argv);
 int cmd_pool(struct ctl *ctl, int argc, char **argv);
 int cmd_ip(struct ctl *ctl, int argc, char **argv);
 int cmd_resources(struct ctl *ctl, int argc, char **argv);
+int cmd_vf(struct ctl *ctl, int argc, char **argv);
 
 #endif

@@ -21,6 +21,7 @@ static const struct ctl_cmd commands[] = {
 	{ "pool", cmd_pool, "pool add|del|show|list|gc|sync|check ..." },
 	{ "ip", cmd_ip, "ip show|release|allocate ..." },
 	{ "resources", cmd_resources, "resources [-j]" },
+	{ "vf", cmd_vf, "vf [show] [--state-dir DIR] [-j]" },
 };
 
 int ctl_fail(const char *fmt, ...)

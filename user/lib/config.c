@@ -11,6 +11,7 @@
 #include "ipam/ipam_config.h"
 #include "devplugin/devplugin.h"
 #include "rdma/rdma_config.h"
+#include "sriov/sriov.h"
 
 const char *const rn_policy_names[3] = { "off", "monitor", "enforce" };
 const char *const rn_ecn_names[3] = { "off", "ect0", "ect1" };
@@ -191,7 +192,7 @@ int rn_config_from_json(struct rn_config *c, json_t *root, struct rn_error *e)
 {
 	static const char *const keys[] = { "node", "masters", "default_policy", "qos",
 					    "textfile", "bpf", "ipam", "pools", "rdma", "cni",
-					    "device_plugin", NULL };
+					    "device_plugin", "sriov", NULL };
 	json_t *masters, *qos, *textfile, *bpf, *cni;
 	int pol, err;
 
@@ -210,7 +211,8 @@ int rn_config_from_json(struct rn_config *c, json_t *root, struct rn_error *e)
 	    rn_json_typed(root, "pools", JSON_ARRAY, &c->pools, "config", e) ||
 	    rn_json_typed(root, "rdma", JSON_OBJECT, &c->rdma, "config", e) ||
 	    rn_json_typed(root, "cni", JSON_OBJECT, &cni, "config", e) ||
-	    rn_json_typed(root, "device_plugin", JSON_OBJECT, &c->device_plugin, "config", e))
+	    rn_json_typed(root, "device_plugin", JSON_OBJECT, &c->device_plugin, "config", e) ||
+	    rn_json_typed(root, "sriov", JSON_ARRAY, &c->sriov, "config", e))
 		goto fail;
 	c->default_policy = pol;
 	err = (masters && parse_masters(c, masters, e)) ||
@@ -220,7 +222,7 @@ int rn_config_from_json(struct rn_config *c, json_t *root, struct rn_error *e)
 	if (err)
 		goto fail;
 	if (rn_ipam_config_check(c, e) || rn_rdma_config_check(c, e) ||
-	    rn_dp_config_check(c, e))
+	    rn_dp_config_check(c, e) || rn_sriov_config_check(c, e))
 		goto fail;
 	c->root = json_incref(root);
 	return 0;

@@ -66,6 +66,7 @@ struct rn_config {
 	json_t *pools;
 	json_t *rdma;
 	json_t *device_plugin;	/* devplugin/devplugin.h */
+	json_t *sriov;		/* sriov/sriov.h */
 	json_t *root;
 };
 

@@ -16,13 +16,30 @@
 
 VM_MEM=${VM_MEM:-1024}
 VM_QEMU_BIOS=${VM_QEMU_BIOS:-/usr/share/qemu/qboot.rom}
+VM_QEMU=${VM_QEMU:-qemu-system-x86_64}
+# SR-IOV (VM_SRIOV=1, set by vm_qemu10_prepare in qemu10.sh): a q35 machine
+# with an Intel 82576 (igb) on a PCIe root port, its wire a second socket
+# pair between the nodes; VM_QEMU_SHARE is qemu 10's own firmware dir.
+VM_SRIOV=${VM_SRIOV:-}
+VM_QEMU_SHARE=${VM_QEMU_SHARE:-}
 
 declare -gA VM_QEMU_PID
 
 vm__qemu_start() {
 	local node=$1 mac=$2 netdev=$3 timeout=$4 dir=$VM_RUN_DIR/$1 bios=() quiet=quiet
-	local serial="file:$dir/console.log" in=/dev/null out=$dir/qemu.log fg=()
+	local serial="file:$dir/console.log" in=/dev/null out=$dir/qemu.log fg=() sriov=()
 	[ -f "$VM_QEMU_BIOS" ] && bios=(-bios "$VM_QEMU_BIOS")
+	if [ -n "$VM_SRIOV" ]; then
+		# without pci-hole64-size=0 the guest puts the VF BARs above 4 GiB,
+		# qemu 10.0.2 maps them as 32-bit and every VF register reads 0
+		local srnet="connect=127.0.0.1:$VM_SR_PORT" n=${node#node-}
+		[ "$node" = node-a ] && srnet="listen=127.0.0.1:$VM_SR_PORT"
+		sriov=(-L "$VM_QEMU_SHARE" -machine q35 -global q35-pcihost.pci-hole64-size=0
+		       -device pcie-root-port,id=rp1,chassis=1,bus=pcie.0
+		       -netdev "socket,id=sr,$srnet"
+		       -device "igb,netdev=sr,bus=rp1,romfile=,mac=52:54:00:88:00:0$([ "$n" = a ] && echo 1 || echo 2)")
+		bios=(-bios "$VM_QEMU_SHARE/qboot.rom")
+	fi
 	[ -n "${VM_DEBUG:-}" ] && quiet=
 	# shell.sh: node-a's console is this terminal (Ctrl-A X quits qemu)
 	if [ "$node" = node-a ] && [ -n "${VM_INTERACTIVE:-}" ]; then
@@ -34,7 +51,7 @@ vm__qemu_start() {
 	[ -n "${VM_MGMT:-}" ] && mgmt=(-netdev "user,id=mgmt,net=10.0.2.0/24"
 		-device "virtio-net-pci,netdev=mgmt,mac=${mac%:*}:$(printf '%02x' $((0x${mac##*:} + 0x10)))")
 	date +%s.%N >"$dir/started"
-	timeout "${fg[@]}" --kill-after=5 "$timeout" qemu-system-x86_64 \
+	timeout "${fg[@]}" --kill-after=5 "$timeout" "$VM_QEMU" "${sriov[@]}" \
 		-accel tcg -cpu max -m "$VM_MEM" -smp 1 "${bios[@]}" \
 		-nodefaults -no-user-config -display none -monitor none -no-reboot \
 		-serial "$serial" \
@@ -42,7 +59,7 @@ vm__qemu_start() {
 		-append "console=ttyS0 panic=-1 $quiet mitigations=off rnvm_node=$node rnvm_kdir=$VM_KDIR rnvm_init=$VM_LIB/guest-init.sh" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 		-virtfs "local,path=$VM_RUN_DIR,mount_tag=rnvm,security_model=none,multidevs=remap" \
-		-netdev "socket,id=wire,$netdev" -device "virtio-net-pci,netdev=wire,mac=$mac" \
+		-netdev "socket,id=wire,$netdev" -device "virtio-net-pci,netdev=wire,mac=$mac${VM_SRIOV:+,romfile=}" \
 		"${mgmt[@]}" \
 		<"$in" >"$out" 2>"$dir/qemu.log" &
 	VM_QEMU_PID[$node]=$!
@@ -66,6 +83,8 @@ vm__qemu_start_listener() {
 	local timeout=$1 try port
 	for try in 1 2 3 4 5; do
 		port=$(vm__random_port)
+		VM_SR_PORT=$(vm__random_port)
+		[ "$VM_SR_PORT" = "$port" ] && VM_SR_PORT=$((port + 1))
 		vm__qemu_start node-a 52:54:00:77:00:01 "listen=127.0.0.1:$port" "$timeout"
 		for _ in $(seq 100); do
 			vm__port_listening "$port" && { VM_WIRE_PORT=$port; return 0; }

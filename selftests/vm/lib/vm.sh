@@ -19,6 +19,8 @@ VM_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$VM_LIB/initramfs.sh"
 # shellcheck source=selftests/vm/lib/qemu.sh
 . "$VM_LIB/qemu.sh"
+# shellcheck source=selftests/vm/lib/qemu10.sh
+. "$VM_LIB/qemu10.sh"
 # shellcheck source=selftests/vm/lib/report.sh
 . "$VM_LIB/report.sh"
 

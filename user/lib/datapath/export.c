@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "export.h"
+#include "sriov/sriov.h"
 #include "ipam/ipam_config.h"
 #include "rdma/rdma_config.h"
 #include "maps.h"
@@ -21,6 +22,7 @@ int rn_export_textfile(const struct rn_config *c, const char *dir, struct rn_err
 		rn_metrics_datapath(t.f, &s);
 		rn_metrics_pools(t.f, c);
 		rn_metrics_rdma(t.f, c);
+		rn_metrics_sriov(t.f, c);
 		err = rn_textfile_commit(&t, e);
 	}
 	rn_stats_free(&s);

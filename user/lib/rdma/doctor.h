@@ -32,6 +32,9 @@ struct rn_doctor_master {
 	char kind[32];			/* "veth", ... ("" for a NIC) */
 };
 
+struct rn_sriov_config;
+struct rn_sriov_host;
+
 struct rn_doctor_facts {
 	const struct rn_rdma_model *model;	/* its roots say where sysfs is */
 	const struct rn_rdma_config *rdma;
@@ -47,6 +50,10 @@ struct rn_doctor_facts {
 	int n_attached;
 	const struct rn_pod_addr *pods;	/* valid when maps_err == 0 */
 	int n_pods;
+	/* SR-IOV: the config's "sriov" section and the PFs/VFs found (either
+	 * NULL: the VF GUID check cannot say whether rdmanetd fixes them) */
+	const struct rn_sriov_config *sriov;
+	const struct rn_sriov_host *sriov_host;
 };
 
 #define RN_DOCTOR_CHECKS 12

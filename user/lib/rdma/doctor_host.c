@@ -8,6 +8,7 @@
 #include "rdma/doctor.h"
 #include "rdma/drivers.h"
 #include "rdma/sysfs_attr.h"
+#include "sriov/sriov.h"
 
 static bool module_loaded(const struct rn_doctor_facts *f, const char *name)
 {
@@ -343,7 +344,7 @@ static const struct rn_rdma_dev *pf_of(const struct rn_rdma_model *m, const stru
 void rn_check_vf_guids(const struct rn_doctor_facts *f, struct rn_check *c)
 {
 	const struct rn_rdma_model *m = f->model;
-	int vfs = 0;
+	int vfs = 0, zero = 0, fixed_by_agent = 0;
 
 	rn_check_set(c, RN_CHECK_PASS, "%s", "");
 	for (int i = 0; i < m->n_devs; i++) {
@@ -356,9 +357,20 @@ void rn_check_vf_guids(const struct rn_doctor_facts *f, struct rn_check *c)
 		vfs++;
 		if (!rn_rdma_guid_is_zero(d->node_guid))
 			continue;
-		c->status = RN_CHECK_FAIL;
+		zero++;
 		rn_check_add(c, "%s (VF %d of %s) has node GUID %s", d->name, d->pci.vf_index,
 			     d->pci.physfn, d->node_guid);
+		if (f->sriov && f->sriov_host) {
+			char why[256];
+
+			if (rn_sriov_will_fix_guid(f->sriov, f->sriov_host, d->pci.addr, why,
+						   sizeof(why)))
+				fixed_by_agent++;
+			rn_check_add(c, "%s: %s", d->name, why);
+		} else {
+			rn_check_add(c, "%s: rdmanetd will not fix it: the config has no \"sriov\" "
+				     "section", d->name);
+		}
 		pf = pf_of(m, d);
 		if (vf_netdev[0] &&
 		    !rn_sysfs_read(mac, sizeof(mac), "%s/class/net/%s/address", m->roots.sys,
@@ -373,6 +385,9 @@ void rn_check_vf_guids(const struct rn_doctor_facts *f, struct rn_check *c)
 			     d->pci.driver[0] ? d->pci.driver : "DRIVER", d->pci.addr,
 			     d->pci.driver[0] ? d->pci.driver : "DRIVER");
 	}
+	/* zero GUIDs rdmanetd fixes at start-up are a warning, others a failure */
+	if (zero)
+		c->status = fixed_by_agent == zero ? RN_CHECK_WARN : RN_CHECK_FAIL;
 	if (!vfs)
 		rn_check_add(c, "no VFs with RDMA devices");
 	else if (c->status == RN_CHECK_PASS)

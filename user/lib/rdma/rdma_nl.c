@@ -312,3 +312,22 @@ int rn_rdma_nl_uverbs_driver_id(struct rn_rdma_nl *nl, unsigned int dev_index, i
 		return rn_fail(e, -ENOENT, "RDMA netlink: no uverbs driver id");
 	return err;
 }
+
+static int put_dev_netns(struct nl_msg *msg, const void *ctx)
+{
+	const uint32_t *v = ctx;
+
+	if (nla_put_u32(msg, RDMA_NLDEV_ATTR_DEV_INDEX, v[0]))
+		return -1;
+	return nla_put_u32(msg, RDMA_NLDEV_NET_NS_FD, v[1]);
+}
+
+int rn_rdma_nl_dev_set_netns(struct rn_rdma_nl *nl, unsigned int dev_index, int netns_fd,
+			     struct rn_error *e)
+{
+	struct request r = { 0 };
+	uint32_t v[2] = { dev_index, (uint32_t)netns_fd };
+
+	return run(nl, RDMA_NLDEV_CMD_SET, NLM_F_ACK, &r, put_dev_netns, v,
+		   "RDMA netlink: dev set netns", e);
+}

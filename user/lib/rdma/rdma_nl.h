@@ -58,5 +58,10 @@ int rn_rdma_nl_stat_get(struct rn_rdma_nl *nl, unsigned int dev_index, unsigned 
  * picks its provider by. -ENOENT if the kernel does not say. */
 int rn_rdma_nl_uverbs_driver_id(struct rn_rdma_nl *nl, unsigned int dev_index, int *id,
 				struct rn_error *e);
+/* RDMA_NLDEV_CMD_SET {DEV_INDEX, NET_NS_FD}: `rdma dev set DEV netns NS`.
+ * The kernel answers EOPNOTSUPP for a driver that cannot disassociate its
+ * user contexts (rxe) and needs exclusive netns mode. */
+int rn_rdma_nl_dev_set_netns(struct rn_rdma_nl *nl, unsigned int dev_index, int netns_fd,
+			     struct rn_error *e);
 
 #endif

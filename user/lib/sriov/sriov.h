@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SR-IOV: the whole interface of user/lib/sriov/.
+ *
+ *  discovery    every SR-IOV capable PCI function under the sysfs root (a
+ *               PF: sriov_totalvfs exists) with its VFs (virtfnN): the VF's
+ *               PCI address, driver, netdev and RDMA device as this netns
+ *               sees them, the RDMA device's node GUID; on the live host
+ *               also the PF's VF admin settings from rtnetlink
+ *               (IFLA_VFINFO_LIST: MAC, VLAN/QoS/proto, spoofchk, trust,
+ *               link state, rates, IB node/port GUIDs).
+ *  config       the node config's "sriov" array:
+ *                 [ { "pf": "ens1f0np0" | "selectors": { "vendors": ["15b3"],
+ *                     "deviceIDs": ["1017"], "rootDevices": ["0000:3b:00.0"],
+ *                     "pfNames": ["ens1f0np0"] },
+ *                     "numVfs": 12, "isRdma": true, "mtu": 9000,
+ *                     "resourceName": "mellanoxroce" } ]
+ *  provisioning sriov_numvfs set only when it differs (0 first, as the
+ *               kernel requires), never above sriov_totalvfs, never on a PF
+ *               no entry selects; then the VF netdevs (and RDMA devices with
+ *               isRdma) are waited for, the VF MTU set, and every RDMA VF
+ *               whose node GUID is zero is fixed: Ethernet ports get an
+ *               admin MAC through the PF and a driver rebind (mlx5 derives
+ *               the GUID from the MAC), InfiniBand ports node/port GUIDs
+ *               through the PF. Every action is reported.
+ *  holds        a VF taken by a pod: one file per VF PCI address under
+ *               <state_dir>/sriov/, flock'd while a CNI works on the VF (the
+ *               per-VF lock), holding the pod's identity and the VF's
+ *               original state so DEL, GC and the agent's leak sweep can
+ *               restore it.
+ *  VF settings  read/apply/restore a VF's admin settings through the PF
+ *               (rtnetlink), and move a VF's RDMA device between network
+ *               namespaces (RDMA_NLDEV_CMD_SET + RDMA_NLDEV_NET_NS_FD).
+ *  health       the device plugin's view: one device per VF PCI address of
+ *               a resourceName, Healthy while free, GUID non-zero, PF up.
+ *
+ * Everything takes the sysfs root (struct rn_rdma_roots) so fixture trees
+ * stand in for a host; rtnetlink and RDMA netlink go through a table of
+ * operations (struct rn_sriov_ops, NULL: the live kernel) so tests can
+ * record what would be sent. */
+#ifndef RDMANET_SRIOV_H
+#define RDMANET_SRIOV_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+#include <jansson.h>
+#include <rdmanet/master.h>
+#include <rdmanet/pod.h>
+
+#include "config.h"
+#include "error.h"
+#include "rdma/model.h"
+#include "rdma/roots.h"
+
+#define RN_SRIOV_MAX_PFS 64
+#define RN_SRIOV_MAX_SEL 32
+#define RN_SRIOV_RESOURCE_LEN 64
+/* The CNI's default stateDir: VF holds live in its sriov/ subdirectory.
+ * Where a caller passes no state dir, $RDMANET_CNI_STATE_DIR, else this. */
+#define RN_SRIOV_DEFAULT_STATE_DIR "/var/lib/rdmanet/cni"
+#define RN_SRIOV_STATE_DIR_ENV "RDMANET_CNI_STATE_DIR"
+
+/* ---- VF admin settings (what `ip link show PF` prints per VF) ---------- */
+
+#define RN_VF_LINK_AUTO 0
+#define RN_VF_LINK_ENABLE 1
+#define RN_VF_LINK_DISABLE 2
+
+struct rn_vf_admin {
+	bool valid;			/* read from the PF's IFLA_VFINFO_LIST */
+	uint8_t mac[6];
+	unsigned int vlan;		/* 0: none */
+	unsigned int qos;
+	uint16_t vlan_proto;		/* ETH_P_8021Q / ETH_P_8021AD (host order) */
+	int spoofchk;			/* 0/1; -1 unknown */
+	int trust;			/* 0/1; -1 unknown */
+	int link_state;			/* RN_VF_LINK_*; -1 unknown */
+	unsigned int min_tx_rate;	/* Mbps; 0: none */
+	unsigned int max_tx_rate;
+	uint64_t node_guid;		/* IB VF GUIDs where the driver reports them */
+	uint64_t port_guid;
+};
+
+/* What a CNI asks for a VF: each field only when its has_ flag is set. */
+struct rn_vf_settings {
+	bool has_mac, has_vlan, has_spoofchk, has_trust, has_link_state, has_rate;
+	uint8_t mac[6];
+	unsigned int vlan, qos;
+	uint16_t vlan_proto;		/* 0: 802.1Q */
+	int spoofchk, trust, link_state;
+	unsigned int min_tx_rate, max_tx_rate;
+};
+
+/* ---- discovery ------------------------------------------------------- */
+
+struct rn_sriov_vf {
+	int index;			/* N of the PF's virtfnN */
+	char pci[RN_PCI_ADDR_LEN];
+	char driver[32];		/* "" : unbound */
+	char netdev[RN_IFNAMSIZ];	/* "" : not in this netns */
+	char rdma_dev[RN_RDMA_NAME_LEN];	/* "" : none here */
+	char node_guid[RN_GUID_STRLEN];	/* of rdma_dev; "" unknown */
+	char link_layer[16];		/* of rdma_dev port 1 */
+	unsigned int mtu;		/* of netdev; 0 unknown */
+	struct rn_vf_admin admin;
+};
+
+struct rn_sriov_pf {
+	char pci[RN_PCI_ADDR_LEN];
+	char vendor[8], device[8];	/* "15b3", "1017" */
+	char driver[32];
+	char ifname[RN_IFNAMSIZ];	/* "" : no netdev here */
+	int ifindex;
+	uint8_t mac[6];
+	bool up;			/* operstate up */
+	char rdma_dev[RN_RDMA_NAME_LEN];
+	int numvfs, totalvfs;
+	int drivers_autoprobe;		/* sriov_drivers_autoprobe; -1 unknown */
+	struct rn_sriov_vf *vfs;	/* by index */
+	int n_vfs;
+};
+
+struct rn_sriov_host {
+	struct rn_sriov_pf *pfs;	/* sorted by PCI address */
+	int n_pfs;
+	bool admin_read;		/* VF admin settings came from rtnetlink */
+	char note[256];			/* why they did not, if they did not */
+	struct rn_rdma_roots roots;
+};
+
+/* Walks <sys>/bus/pci/devices. With an overridden root, or with_admin
+ * false, rtnetlink is not asked (a fixture tree is not this host). */
+int rn_sriov_discover(struct rn_sriov_host *h, const struct rn_rdma_roots *roots,
+		      bool with_admin, struct rn_error *e);
+void rn_sriov_host_free(struct rn_sriov_host *h);
+const struct rn_sriov_pf *rn_sriov_find_pf(const struct rn_sriov_host *h, const char *name_or_pci);
+/* The VF with this PCI address; *pf_out its PF. */
+const struct rn_sriov_vf *rn_sriov_find_vf(const struct rn_sriov_host *h, const char *pci,
+					   const struct rn_sriov_pf **pf_out);
+/* A well-formed PCI address "dddd:bb:dd.f" (lowercase hex). */
+bool rn_sriov_pci_valid(const char *s);
+
+/* ---- config ---------------------------------------------------------- */
+
+struct rn_sriov_pf_config {
+	char pf[RN_IFNAMSIZ];		/* "" : selectors */
+	char vendors[RN_SRIOV_MAX_SEL][8];
+	int n_vendors;
+	char device_ids[RN_SRIOV_MAX_SEL][8];
+	int n_device_ids;
+	char root_devices[RN_SRIOV_MAX_SEL][RN_PCI_ADDR_LEN];
+	int n_root_devices;
+	char pf_names[RN_SRIOV_MAX_SEL][RN_IFNAMSIZ];
+	int n_pf_names;
+	int num_vfs;
+	bool is_rdma;
+	unsigned int mtu;		/* 0: leave */
+	char resource_name[RN_SRIOV_RESOURCE_LEN];
+};
+
+struct rn_sriov_config {
+	struct rn_sriov_pf_config *pfs;
+	int n;
+	int wait_ms;			/* for VF netdevs/RDMA devices; default 10000 */
+	char state_dir[PATH_MAX];	/* holds; "": $RDMANET_CNI_STATE_DIR or the default */
+};
+
+/* arr may be NULL (no section). Errors name the field: "config: sriov[0].numVfs". */
+int rn_sriov_config_parse(json_t *arr, struct rn_sriov_config *out, struct rn_error *e);
+void rn_sriov_config_free(struct rn_sriov_config *c);
+/* Validates c->sriov; called by rn_config_from_json. */
+int rn_sriov_config_check(const struct rn_config *c, struct rn_error *e);
+/* The parsed section of a checked config (empty if there is none). */
+int rn_sriov_config_get(const struct rn_config *c, struct rn_sriov_config *out,
+			struct rn_error *e);
+bool rn_sriov_pf_matches(const struct rn_sriov_pf_config *pc, const struct rn_sriov_pf *pf);
+/* The config entry that manages pf (NULL: the agent never touches it). */
+const struct rn_sriov_pf_config *rn_sriov_config_for_pf(const struct rn_sriov_config *c,
+							 const struct rn_sriov_pf *pf);
+
+/* ---- operations on the kernel (tests replace them) --------------------- */
+
+struct rn_sriov_ops {
+	/* IFLA_VFINFO_LIST of the PF (netns of the caller); -ENOENT if none */
+	int (*vf_admin_get)(void *ctx, const char *pf_ifname, int vf, struct rn_vf_admin *out,
+			    struct rn_error *e);
+	int (*vf_apply)(void *ctx, const char *pf_ifname, int vf, const struct rn_vf_settings *s,
+			struct rn_error *e);
+	int (*vf_set_guids)(void *ctx, const char *pf_ifname, int vf, uint64_t node_guid,
+			    uint64_t port_guid, struct rn_error *e);
+	/* unbind the VF from its driver and bind it again (driver_override
+	 * with sriov_drivers_autoprobe 0) */
+	int (*vf_rebind)(void *ctx, const struct rn_rdma_roots *roots, const char *vf_pci,
+			 const char *driver, struct rn_error *e);
+	int (*netdev_set_mtu)(void *ctx, const char *ifname, unsigned int mtu, struct rn_error *e);
+	void *ctx;
+};
+
+extern const struct rn_sriov_ops rn_sriov_live_ops;
+
+/* The live implementations, for callers that use them directly. */
+int rn_sriov_vf_admin_get(const char *pf_ifname, int vf, struct rn_vf_admin *out,
+			  struct rn_error *e);
+int rn_sriov_vf_apply(const char *pf_ifname, int vf, const struct rn_vf_settings *s,
+		      struct rn_error *e);
+/* The settings that put a VF back as admin says (MAC, VLAN, spoofchk, trust,
+ * link state, rates). */
+void rn_sriov_settings_from_admin(const struct rn_vf_admin *a, struct rn_vf_settings *s);
+/* One line as `ip link show` prints a VF ("vf 0 link/ether ... vlan 10 ..."). */
+void rn_sriov_admin_format(const struct rn_vf_admin *a, int vf, char *buf, size_t size);
+
+/* RDMA netlink: RDMA_NLDEV_CMD_SET {DEV_INDEX, NET_NS_FD} on a socket of
+ * the caller's netns. Needs exclusive netns mode; EOPNOTSUPP from a driver
+ * that cannot move (rxe) is said plainly. */
+int rn_sriov_rdma_dev_move(const char *rdma_dev, int netns_fd, struct rn_error *e);
+
+/* ---- provisioning ---------------------------------------------------- */
+
+#define RN_SRIOV_MAX_ACTIONS 256
+
+struct rn_sriov_report {
+	char actions[RN_SRIOV_MAX_ACTIONS][160];	/* "ens1f0np0: sriov_numvfs 0 -> 12" */
+	int n_actions;
+	int n_errors;
+	int guids_fixed;
+	int guids_zero;			/* still zero after provisioning */
+};
+
+void rn_sriov_report_add(struct rn_sriov_report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Provisions every PF the config selects. Returns 0 if every PF came out as
+ * configured, else the first failure (the others are still attempted);
+ * r says what was done. ops NULL: live. */
+int rn_sriov_provision(const struct rn_sriov_config *c, const struct rn_rdma_roots *roots,
+		       const struct rn_sriov_ops *ops, struct rn_sriov_report *r,
+		       struct rn_error *e);
+/* The admin MAC the agent gives VF vf of pf to fill a zero GUID:
+ * locally administered, 02:<PF MAC bytes 2..5>:<vf+1>. */
+void rn_sriov_vf_mac(const struct rn_sriov_pf *pf, int vf, uint8_t mac[6]);
+/* Whether provisioning will fix this VF's zero GUID (a config entry with
+ * isRdma manages its PF). why gets one line either way. */
+bool rn_sriov_will_fix_guid(const struct rn_sriov_config *c, const struct rn_sriov_host *h,
+			    const char *vf_pci, char *why, size_t size);
+
+/* ---- holds (per-VF lock and record) ----------------------------------- */
+
+struct rn_sriov_hold {
+	char pci[RN_PCI_ADDR_LEN];
+	char pf_ifname[RN_IFNAMSIZ];
+	int vf;
+	char network[128];
+	char container_id[RN_CONTAINER_ID_LEN];
+	char ifname[RN_IFNAMSIZ];	/* in the pod */
+	char netns[4096];
+	char pod_namespace[256], pod_name[256];
+	time_t since;
+	bool complete;			/* ADD finished */
+	/* the VF as it was before ADD */
+	char orig_netdev[RN_IFNAMSIZ];
+	unsigned int orig_mtu;
+	uint8_t orig_mac[6];		/* the netdev's */
+	char orig_rdma_dev[RN_RDMA_NAME_LEN];
+	struct rn_vf_admin orig_admin;
+	bool rdma_moved;
+};
+
+/* <state_dir>/sriov/<pci>.json; state_dir NULL: the default. */
+int rn_sriov_hold_path(const char *state_dir, const char *pci, char *buf, size_t size);
+/* Takes the VF's lock (flock, LOCK_EX; nonblocking: -EWOULDBLOCK when held
+ * by another process). The fd is returned in *fd; close it to unlock. */
+int rn_sriov_hold_lock(const char *state_dir, const char *pci, bool nonblocking, int *fd,
+		       struct rn_error *e);
+/* -ENOENT: no hold (the VF is free). */
+int rn_sriov_hold_read(const char *state_dir, const char *pci, struct rn_sriov_hold *h,
+		       struct rn_error *e);
+int rn_sriov_hold_write(const char *state_dir, const struct rn_sriov_hold *h,
+			struct rn_error *e);
+int rn_sriov_hold_remove(const char *state_dir, const char *pci, struct rn_error *e);
+/* Every hold (malloc'd, free()). */
+int rn_sriov_hold_list(const char *state_dir, struct rn_sriov_hold **out, int *n,
+		       struct rn_error *e);
+json_t *rn_sriov_hold_to_json(const struct rn_sriov_hold *h);
+int rn_sriov_hold_from_json(json_t *o, struct rn_sriov_hold *h, struct rn_error *e);
+
+/* ---- giving VFs back ------------------------------------------------ */
+
+/* In the caller's (host) netns, once the VF's devices are out of the pod
+ * (moved back, or returned by the kernel when the pod netns died): every
+ * VF setting that differs from the hold's record through the PF, the VF
+ * netdev (found by PCI address) renamed back, its MTU and MAC back, left
+ * down; then the hold is removed. The caller holds the VF's lock. */
+int rn_sriov_restore_host(const char *state_dir, const struct rn_rdma_roots *roots,
+			  const struct rn_sriov_hold *h, struct rn_error *e);
+/* Gives the VF's netdev (in the caller's netns, found by PCI address) the
+ * MAC mac: set directly, or where the PF refuses that while an admin MAC is
+ * set (igb), by rebinding the VF driver so it probes with the admin MAC
+ * (the caller has set it to mac). name gets the netdev's name after. */
+int rn_sriov_vf_netdev_mac(const struct rn_rdma_roots *roots, const char *pci,
+			   const uint8_t mac[6], char *name, struct rn_error *e);
+/* The agent's leak sweep: every hold whose netns no longer exists (and no
+ * CNI holds the VF's lock) is restored. r says what was done. */
+int rn_sriov_sweep(const char *state_dir, const struct rn_rdma_roots *roots,
+		   struct rn_sriov_report *r, struct rn_error *e);
+
+/* Counters of this process (the agent's metrics). */
+struct rn_sriov_counters {
+	unsigned long long vfs_swept;		/* restored by the leak sweep */
+	unsigned long long sweep_errors;
+	unsigned long long guids_fixed;
+};
+const struct rn_sriov_counters *rn_sriov_counters(void);
+void rn_sriov_count_guids_fixed(unsigned int n);
+/* The SR-IOV part of the textfile: VFs per PF and resource, held, healthy,
+ * zero GUIDs, and this process's counters. Never fails the export. */
+void rn_metrics_sriov(FILE *f, const struct rn_config *c);
+
+/* ---- the device plugin's view ---------------------------------------- */
+
+struct rn_sriov_device {
+	char pci[RN_PCI_ADDR_LEN];	/* the device ID */
+	char pf_ifname[RN_IFNAMSIZ];
+	char resource_name[RN_SRIOV_RESOURCE_LEN];
+	char rdma_dev[RN_RDMA_NAME_LEN];
+	char uverbs[32];		/* "/dev/infiniband/uverbs5"; "" none */
+	bool healthy;
+	char why[128];			/* unhealthy: "held by ns/pod", "zero GUID", "PF down" */
+};
+
+/* One device per VF of every PF the config manages. Health: not held
+ * (a hold counts even when its netns is gone), an RDMA VF's GUID non-zero,
+ * the PF up. */
+int rn_sriov_devices(const struct rn_sriov_config *c, const struct rn_sriov_host *h,
+		     const char *state_dir, struct rn_sriov_device **out, int *n,
+		     struct rn_error *e);
+/* "PCIDEVICE_<RESOURCE>" as sriov-network-device-plugin names it: the
+ * resource name (with its prefix, "rdma/mellanoxroce") upper-cased, every
+ * character outside [A-Z0-9_] made '_'. */
+void rn_sriov_env_name(const char *resource, char *buf, size_t size);
+
+/* ---- views ----------------------------------------------------------- */
+
+/* `rdmanetctl vf -j`: { "pfs": [ { ..., "vfs": [ { ..., "held_by": {...} } ] } ] } */
+json_t *rn_sriov_host_to_json(const struct rn_sriov_host *h, const struct rn_sriov_config *c,
+			      const char *state_dir);
+void rn_sriov_host_print(FILE *f, const struct rn_sriov_host *h, const struct rn_sriov_config *c,
+			 const char *state_dir);
+
+#endif
