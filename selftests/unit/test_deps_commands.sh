@@ -107,7 +107,13 @@ check_commands() {
 			continue
 		fi
 		case "$w" in rdmanetd|rdmanetctl|rdmanet) continue ;; esac	# ours, built
-		path=$(type -P "$w") || continue	# not a command here: data the heuristic took for one
+		# where a Debian system finds it, not where this machine's PATH
+		# (pyenv shims, /usr/local) happens to find it first
+		if ! path=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin type -P "$w"); then
+			path=$(type -P "$w") || continue	# not a command here: data the heuristic took for one
+			tap_fail "$w ($path, used in $files) is not in Debian's /usr/bin, /usr/sbin, /bin or /sbin: make deps cannot install it"
+			continue
+		fi
 		if ! pkg=$(owner "$path"); then
 			tap_fail "$w ($path, used in $files) comes from no Debian package: make deps cannot install it"
 			continue
