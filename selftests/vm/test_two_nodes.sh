@@ -294,7 +294,7 @@ step3_a() {	# node-a: pod a1 sends to pod b1 over both rails
 }
 
 step3_b() {	# node-b: pod b1 receives; the wire is captured here
-	local n1 n2 got
+	local n1 n2 got sent
 	n1=$(pod_addr b1 net1)
 	n2=$(pod_addr b1 net2)
 	vm_capture_start /tmp/pods.pcap udp dst port 4791
@@ -306,8 +306,8 @@ step3_b() {	# node-b: pod b1 receives; the wire is captured here
 	vm_put sink-ready 1
 	wait $sink
 	got=$(cat /tmp/sink.count)
-	vm_get a1-sent 120 >/dev/null
-	check "capture drained, no drop" vm_capture_stop /tmp/pods.pcap
+	sent=$(vm_get a1-sent 120)
+	check "capture holds the $sent datagrams pod a1 sent, no drop" vm_capture_stop /tmp/pods.pcap "$sent"
 	check_eq "pod b1 received all 400 datagrams (both rails)" "$got" 400
 	check_eq "node-b counted 200 RoCEv2 packets into pod b1's net1" "$(stat_pod b1 net1 .rx.roce.packets)" 200
 	check_eq "node-b counted 200 RoCEv2 packets into pod b1's net2" "$(stat_pod b1 net2 .rx.roce.packets)" 200

@@ -13,8 +13,9 @@
 #   vm_wait_until TIMEOUT CMD...    poll CMD every 0.1 s until it succeeds
 #   vm_capture_start FILE [FILTER...]  tcpdump on $VM_IFACE into FILE (VM-local),
 #                                   returns once it is capturing
-#   vm_capture_stop FILE            drain, stop, copy FILE and FILE.err to $VM_OUT;
-#                                   1 if the kernel dropped packets
+#   vm_capture_stop FILE EXPECTED   wait until FILE holds EXPECTED packets, stop,
+#                                   copy FILE and FILE.err to $VM_OUT; 1 unless it
+#                                   holds exactly EXPECTED and the kernel dropped none
 #   vm_gid_index [IPV4] [DEV]       index of the RoCE v2 GID of IPV4 (default
 #                                   $VM_IP) on DEV port 1 (default $VM_RXE), from sysfs
 #
@@ -143,6 +144,9 @@ vm_capture_start() {
 # that many and that the kernel dropped none; a mismatch prints both numbers.
 vm_capture_stop() {
 	local file=$1 want=$2 got
+	case $want in
+	'' | *[!0-9]*) echo "vm_capture_stop: EXPECTED must be a packet count, got '$want'" >&2; return 2 ;;
+	esac
 	vm_wait_until 120 vm__capture_holds "$file" "$want"
 	kill -INT "$VM_CAPTURE_PID"
 	wait "$VM_CAPTURE_PID"
