@@ -55,7 +55,7 @@ JSON
 	ip -n p link set lo up
 	echo '{ "cniVersion": "1.1.0", "name": "bench", "type": "rdmanet", "master": "eth0",
 	  "ippools": { "ipv4": ["bench"] }, "configFile": "/tmp/node.json" }' >/tmp/net.json
-	env -i PATH="$PATH" CNI_COMMAND=ADD CNI_CONTAINERID=c-bench CNI_IFNAME=net1 CNI_NETNS=/run/netns/p \
+	env -i PATH="$PATH" RDMANET_CONFIG=/tmp/node.json CNI_COMMAND=ADD CNI_CONTAINERID=c-bench CNI_IFNAME=net1 CNI_NETNS=/run/netns/p \
 		CNI_PATH=/opt/cni/bin "CNI_ARGS=K8S_POD_NAMESPACE=bench;K8S_POD_NAME=$VM_NODE" \
 		"$RN_BUILD/bin/rdmanet" </tmp/net.json >/tmp/add.json 2>"$VM_OUT/add.err" || return 1
 	jq -r '.ips[0].address | sub("/.*"; "")' /tmp/add.json

@@ -184,9 +184,14 @@ node_setup() {
 	local dsy=$RN_SRC/deploy/rdmanetd-daemonset.yaml
 	# the DaemonSet's command line and ConfigMap, as the manifest has them
 	# (no process substitution: the VM's /dev has no /dev/fd)
-	mapfile -t AGENT_CMD <<<"$(sed -n 's/^ *command: \(\[.*rdmanetd.*\]\) *$/\1/p' "$dsy" | jq -r '.[]')"
-	check_eq "the DaemonSet runs rdmanetd --config /etc/rdmanet/config.json" \
-		"${AGENT_CMD[*]}" "/usr/local/sbin/rdmanetd --config /etc/rdmanet/config.json"
+	# (the command array may span lines: from its "command: [" to its "]")
+	mapfile -t AGENT_CMD <<<"$(awk '/^ *command: \[.*rdmanetd/ { on = 1 } on { sub(/^ *command: /, ""); printf "%s", $0 } on && /\] *$/ { exit }' \
+		"$dsy" | jq -r '.[]')"
+	check_eq "the DaemonSet runs rdmanetd --config /etc/rdmanet/config.json --publish-config /host/etc/rdmanet/config.json" \
+		"${AGENT_CMD[*]}" "/usr/local/sbin/rdmanetd --config /etc/rdmanet/config.json --publish-config /host/etc/rdmanet/config.json"
+	# the host's /etc/rdmanet as the DaemonSet mounts it (/host/etc/rdmanet):
+	# here a directory of the VM's own, where the published copy is checked
+	mkdir -p /host/etc/rdmanet
 	install -D -m 0755 "$RN_BUILD/bin/rdmanetd" /usr/local/sbin/rdmanetd
 	install -D -m 0755 "$RN_BUILD/bin/rdmanetctl" /usr/local/bin/rdmanetctl
 	# the init container's job: the plugin in /opt/cni/bin, the config in /etc/rdmanet
@@ -227,6 +232,8 @@ step1() {
 	agent_start
 	check "rdmanetd (the DaemonSet's command line) writes its textfile" \
 		vm_wait_until 60 test -s "$textfile"
+	check "... and publishes its config where the CNI plugin on the host reads it" \
+		vm_wait_until 30 cmp -s /etc/rdmanet/config.json /host/etc/rdmanet/config.json
 	check_eq "it attached to eth0, the netdev of rxe0 (masters: [] discovers it)" \
 		"$("$CTL" stats -j | jq -r '[.masters[].ifname] | join(",")')" eth0
 	check_eq "etcd reached over the management network: pools synced" \
