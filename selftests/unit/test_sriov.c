@@ -343,7 +343,8 @@ static void test_config(void **state)
 	assert_string_equal(sc.pfs[1].root_devices[0], "0000:00:03.0");
 	assert_string_equal(sc.pfs[1].pf_names[0], "eth1");
 	assert_false(sc.pfs[1].is_rdma);
-	assert_string_equal(sc.state_dir, "");
+	/* holds are where the node's CNI plugin keeps its state */
+	assert_string_equal(sc.state_dir, c.cni.state_dir);
 	rn_sriov_config_free(&sc);
 	rn_config_free(&c);
 

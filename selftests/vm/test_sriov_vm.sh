@@ -39,6 +39,7 @@ node_config() {	# node_config FILE IS_RDMA
 	cat >"$1" <<JSON
 { "node": "$VM_NODE", "textfile": { "dir": "/tmp/prom", "interval_s": 0 },
   "bpf": { "pin_dir": "$PIN" }, "ipam": { "store": "sqlite", "path": "/tmp/ipam.db" },
+  "cni": { "state_dir": "$CNI_STATE" },
   "pools": [ { "name": "sr-v4", "subnet": "192.168.88.0/24",
                "ips": ["192.168.88.$POOL_LO-192.168.88.$((POOL_LO + 9))"], "masters": ["$PF"] } ],
   "sriov": [ { "pf": "$PF", "numVfs": 2, "isRdma": $2, "resourceName": "igbvf" } ] }
@@ -55,7 +56,9 @@ JSON
 }
 
 cni() {	# cni CMD CONF CID NETNS [IFNAME]   ($CNI_WRAP: a command to run it under)
-	$CNI_WRAP env -i CNI_COMMAND="$1" CNI_CONTAINERID="$3" CNI_IFNAME="${5:-net1}" CNI_NETNS="$4" \
+	# the node config is the runtime's to name (RDMANET_CONFIG); a network
+	# config may only repeat it: the tests that swap node configs swap both
+	$CNI_WRAP env -i RDMANET_CONFIG="$(jq -r '.configFile // "/tmp/node.json"' "$2")" CNI_COMMAND="$1" CNI_CONTAINERID="$3" CNI_IFNAME="${5:-net1}" CNI_NETNS="$4" \
 		CNI_PATH=/opt/cni/bin "CNI_ARGS=IgnoreUnknown=1;K8S_POD_NAMESPACE=vm;K8S_POD_NAME=$3" \
 		"$RN_BUILD/bin/rdmanet" <"$2"
 }
@@ -385,8 +388,6 @@ JSON
 }
 
 guest_main() {
-	# rdmanetd and rdmanetctl find the VF holds in the CNI's stateDir
-	export RDMANET_CNI_STATE_DIR=$CNI_STATE
 	NODE_N=$([ "$VM_NODE" = node-a ] && echo 1 || echo 2)
 	POOL_LO=$([ "$VM_NODE" = node-a ] && echo 10 || echo 20)
 	setup_vfs

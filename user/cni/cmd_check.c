@@ -259,6 +259,9 @@ static int prepare(struct check *c)
 	if (c->idx < 0)
 		return MISMATCH(r, "prevResult has no interface %s in %s", r->env.ifname,
 				r->env.netns);
+	/* the node config names the state dir the VF holds are in */
+	if (cni_node_load(r, &c->cfg))
+		return -1;
 	if (r->conf.mode == CNI_MODE_SRIOV) {
 		if (!cni_vf_find_hold(r->conf.state_dir, r->env.container_id, r->env.ifname,
 				      &c->hold))
@@ -267,8 +270,7 @@ static int prepare(struct check *c)
 		if (rn_netdev_get(c->hold.pf_ifname, 0, &c->master, &e))
 			return cni_fail_rn(&r->err, RN_CNI_ERR_MASTER, &e, "PF");
 	}
-	if (cni_node_load(r, &c->cfg) ||
-	    cni_ipam_open(&c->cfg, &c->ipam, &r->err) ||
+	if (cni_ipam_open(&c->cfg, &c->ipam, &r->err) ||
 	    (r->conf.mode != CNI_MODE_SRIOV &&
 	     cni_master_pick(&r->conf, &c->cfg, c->ipam, &c->master, &r->err)))
 		return -1;

@@ -165,7 +165,9 @@ struct rn_sriov_config {
 	struct rn_sriov_pf_config *pfs;
 	int n;
 	int wait_ms;			/* for VF netdevs/RDMA devices; default 10000 */
-	char state_dir[PATH_MAX];	/* holds; "": $RDMANET_CNI_STATE_DIR or the default */
+	char state_dir[PATH_MAX];	/* holds; "": $RDMANET_CNI_STATE_DIR or the default;
+					 * rn_sriov_config_get: the node's cni.state_dir
+					 * unless $RDMANET_CNI_STATE_DIR is set */
 };
 
 /* arr may be NULL (no section). Errors name the field: "config: sriov[0].numVfs". */

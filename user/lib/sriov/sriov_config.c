@@ -156,7 +156,15 @@ int rn_sriov_config_check(const struct rn_config *c, struct rn_error *e)
 int rn_sriov_config_get(const struct rn_config *c, struct rn_sriov_config *out,
 			struct rn_error *e)
 {
-	return rn_sriov_config_parse(c->sriov, out, e);
+	const char *env = getenv(RN_SRIOV_STATE_DIR_ENV);
+
+	if (rn_sriov_config_parse(c->sriov, out, e))
+		return -1;
+	/* the holds are where the node's CNI plugin writes them (cni.state_dir);
+	 * the environment may point a tool elsewhere */
+	if (!env || !env[0])
+		snprintf(out->state_dir, sizeof(out->state_dir), "%s", c->cni.state_dir);
+	return 0;
 }
 
 static bool in_list(const char *v, const char *list, size_t width, int n)
