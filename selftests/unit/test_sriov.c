@@ -760,7 +760,7 @@ static void test_env_name(void **state)
 	rn_sriov_env_name("rdma/mellanoxroce", buf, sizeof(buf));
 	assert_string_equal(buf, "PCIDEVICE_RDMA_MELLANOXROCE");
 	rn_sriov_env_name("nvidia.com/mlnx_sriov-rdma", buf, sizeof(buf));
-	assert_string_equal(buf, "PCIDEVICE_NVIDIA_COM_MLNX_SRIOV_RDMA");
+	assert_string_equal(buf, "PCIDEVICE_NVIDIA_COM_MLNX_SRIOV-RDMA");	/* '-' kept */
 	rn_sriov_env_name("x", buf, 12);
 	assert_string_equal(buf, "PCIDEVICE_X");
 }
