@@ -98,6 +98,16 @@ check "rdmanetctl resources: a line per VF" \
 	grep -q "^    vf 0000:3b:00.2 rdma mlx5_2 netdev ens1f0v0 numa -1 healthy$" \
 	<(rn_ctl --config "$RN_TMP/config.json" resources)
 
+# the hold directory removed and made again (the watch dies with it): the
+# agent watches the new one within a few seconds and reads what is there
+rm -rf "$RDMANET_CNI_STATE_DIR/sriov"
+sleep 1	# the reload the removal causes is over before the new hold exists
+mkdir -p "$RDMANET_CNI_STATE_DIR/sriov"
+dp_mark
+hold 0000:3b:00.4 2 late-pod
+check "$R: a hold in a re-made directory is seen (VF 00.4 Unhealthy)" \
+	dp_wait ".event == \"list\" and .resource == \"$R\" and (.devices[] | select(.id == \"0000:3b:00.4\") | .health) == \"Unhealthy\"" 10
+
 check "data path still attached" \
 	test "$(rn_stat '.masters[] | select(.ifname == "roce0") | .tc')" != none
 tap_done
