@@ -36,6 +36,9 @@ JSON
 	mv "$f.tmp" "$f"
 }
 hold 0000:3b:00.7 5 rdma-pod
+# VFs on two NUMA nodes (as two PFs pooled in one resource would be)
+echo 0 >"$RN_TMP/host/sys/bus/pci/devices/0000:3b:00.2/numa_node"
+echo 1 >"$RN_TMP/host/sys/bus/pci/devices/0000:3b:00.3/numa_node"
 
 # a device_plugin section only for the fake kubelet's directory: no configList
 rn_agent_config "$RN_TMP/config.json" monitor "" "\"rdma\": { \"sysfs_root\": \"$RN_TMP/host/sys\" },
@@ -62,6 +65,9 @@ check_eq "$R: Unhealthy: the zero GUIDs (00.5, 01.1), the held VF (00.7), RDMA d
 	'["0000:3b:00.5","0000:3b:00.7","0000:3b:01.1","0000:3b:01.3"]'
 check_eq "$R: every VF listed" "$(jq -c '[.devices[].id]' <<<"$l")" \
 	'["0000:3b:00.2","0000:3b:00.3","0000:3b:00.4","0000:3b:00.5","0000:3b:00.6","0000:3b:00.7","0000:3b:01.0","0000:3b:01.1","0000:3b:01.2","0000:3b:01.3","0000:3b:01.4","0000:3b:01.5"]'
+
+check_eq "$R: each VF's own NUMA node (none where the kernel knows none)" \
+	"$(jq -c '[.devices[:3][] | .numa]' <<<"$l")" '[[0],[1],[]]'
 
 al=$(dp_last ".event == \"allocate\" and .resource == \"$R\"")
 check_eq "$R: Allocate gives the two VFs' RDMA nodes and rdma_cm, rwm" \
@@ -95,7 +101,7 @@ check_eq "rdmanetctl resources -j: the held VF and why" \
 	"$(jq -c '.[0].vfs[] | select(.pci == "0000:3b:00.7") | [.healthy, .why]' <<<"$res")" \
 	'[false,"held by default/rdma-pod"]'
 check "rdmanetctl resources: a line per VF" \
-	grep -q "^    vf 0000:3b:00.2 rdma mlx5_2 netdev ens1f0v0 numa -1 healthy$" \
+	grep -q "^    vf 0000:3b:00.2 rdma mlx5_2 netdev ens1f0v0 numa 0 healthy$" \
 	<(rn_ctl --config "$RN_TMP/config.json" resources)
 
 # the hold directory removed and made again (the watch dies with it): the
