@@ -114,6 +114,22 @@ hold 0000:3b:00.4 2 late-pod
 check "$R: a hold in a re-made directory is seen (VF 00.4 Unhealthy)" \
 	dp_wait ".event == \"list\" and .resource == \"$R\" and (.devices[] | select(.id == \"0000:3b:00.4\") | .health) == \"Unhealthy\"" 10
 
+# a changed sriov section (another prefix) is a device plugin change: the
+# plugin restarts and kubelet gets the new resource
+N=nvidia.com/mellanoxroce
+dp_mark
+rn_agent_config "$RN_TMP/config.new" monitor "" "\"rdma\": { \"sysfs_root\": \"$RN_TMP/host/sys\" },
+  \"device_plugin\": { \"kubelet_dir\": \"$DP_KUBELET\", \"periodicUpdateInterval\": 0 },
+  \"sriov\": [ { \"pf\": \"ens1f0np0\", \"numVfs\": 12, \"isRdma\": true, \"resourceName\": \"mellanoxroce\",
+                \"resourcePrefix\": \"nvidia.com\" } ]"
+mv "$RN_TMP/config.new" "$RN_TMP/config.json"
+check "config reload: $N registered" \
+	dp_wait ".event == \"register\" and .resource == \"$N\" and .error == null"
+check "config reload: $N's Allocate names PCIDEVICE_NVIDIA_COM_MELLANOXROCE" \
+	dp_wait ".event == \"allocate\" and .resource == \"$N\" and (.containers[0].envs | has(\"PCIDEVICE_NVIDIA_COM_MELLANOXROCE\"))"
+check "config reload: the old socket is gone" \
+	test ! -e "$DP_KUBELET/device-plugins/rdmanet-rdma-mellanoxroce.sock"
+
 check "data path still attached" \
 	test "$(rn_stat '.masters[] | select(.ifname == "roce0") | .tc')" != none
 tap_done
