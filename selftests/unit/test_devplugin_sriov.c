@@ -356,6 +356,7 @@ static void test_allocate(void **state)
 	assert_int_equal(rn_dp_allocate(&v[0], &m, two, 1, &a, &e), 0);
 	assert_string_equal(a.env_name, "PCIDEVICE_NVIDIA_COM_SRIOV_ETH-A");
 	assert_string_equal(a.env_value, "0000:3b:00.2");
+	assert_int_equal(a.n_specs, 0);	/* mlx5_2 exists, but the resource is not isRdma */
 	rn_dp_alloc_free(&a);
 	views_free(&m, v, n);
 	tree_free(&t);

@@ -90,7 +90,7 @@ static void env_name(char *buf, size_t size, const char *resource)
 		buf[i] = isalnum((unsigned char)buf[i]) ? (char)toupper((unsigned char)buf[i]) : '_';
 }
 
-/* One VF: its RDMA device's nodes (none without one) and its PCI address
+/* One VF: its RDMA device's nodes (isRdma) and its PCI address
  * in the value. The ID is refused while the VF is not free: Allocate may
  * come after the health kubelet decided on has changed. */
 static int add_vf(struct rn_dp_alloc *a, const struct rn_dp_view *v,
@@ -102,7 +102,7 @@ static int add_vf(struct rn_dp_alloc *a, const struct rn_dp_view *v,
 	if (!vf->healthy)
 		return rn_fail(e, -EBUSY, "%s: VF %s is not available: %s", v->resource, vf->pci,
 			       vf->why);
-	if (vf->name[0]) {
+	if (v->vf_rdma && vf->name[0]) {
 		const struct rn_rdma_dev *d = rn_rdma_find_dev(m, vf->name);
 
 		if (!d)

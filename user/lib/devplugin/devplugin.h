@@ -128,6 +128,7 @@ struct rn_dp_view {
 	char refused_why[256];
 	struct rn_dp_hca *vfs;		/* SR-IOV: one per VF (no 64 limit), units[i].vf */
 	int n_vfs;
+	bool vf_rdma;			/* isRdma: Allocate gives the VFs' RDMA nodes */
 };
 
 /* The shared provider: selected HCAs, rdmaHcaMax units over all of them. */
@@ -175,7 +176,8 @@ struct rn_dp_alloc {
  * issm nodes of every HCA behind them (issm where present) and rdma_cm,
  * "rwm". Fails naming the ID or the node when an ID is unknown or a node
  * the HCA needs is missing under the dev root. VF IDs: the nodes of each
- * VF's RDMA device (none for a VF without one) and PCIDEVICE_<RESOURCE>
+ * VF's RDMA device (isRdma resources only, as sriov-network-device-plugin
+ * does) and PCIDEVICE_<RESOURCE>
  * with the PCI addresses; an unhealthy VF (held, PF down) is refused with
  * its reason: kubelet may have decided before the health changed. */
 int rn_dp_allocate(const struct rn_dp_view *v, const struct rn_rdma_model *m,

@@ -57,6 +57,7 @@ int rn_dp_provider_sriov(const struct rn_dp_resource_config *rc, const struct rn
 			 "move into a pod; no devices advertised (rdma.netns_mode exclusive)");
 		return 0;
 	}
+	v->vf_rdma = wants_rdma(rc);
 	err = rn_sriov_discover(&h, &m->roots, false, e);
 	if (err)
 		return err;
