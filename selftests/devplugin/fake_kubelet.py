@@ -13,7 +13,8 @@ starting kubelet does), serves Registration on device-plugins/kubelet.sock,
 checks each RegisterRequest (version, endpoint, resource name as kubelet
 validates it), dials the plugin back and calls GetDevicePluginOptions
 before answering (kubelet >= 1.25 does), then opens ListAndWatch and calls
-GetPreferredAllocation, Allocate (good and unknown IDs) and
+GetPreferredAllocation, Allocate (healthy IDs first as kubelet does, an unknown ID, and an
+Unhealthy one when there is one, which the plugin must refuse) and
 PreStartContainer. --refuse answers every Register with an error; --stall
 never answers it.
 --watcher: the plugin-watcher path instead: scans DIR/plugins_registry,
@@ -126,7 +127,10 @@ class Plugin:
 
     def exercise(self, devs):
         pb = self.pb
-        ids = [d['id'] for d in devs]
+        # kubelet allocates healthy devices only: those first (a shared
+        # resource's are all alike; a VF resource's held VFs are not)
+        ids = [d['id'] for d in sorted(devs, key=lambda d: d['health'] != 'Healthy')]
+        sick = [d['id'] for d in devs if d['health'] != 'Healthy']
         size = min(self.args.allocate_size, len(ids))
         try:
             q = pb.PreferredAllocationRequest(container_requests=[
@@ -138,7 +142,12 @@ class Plugin:
                 ids=[list(c.deviceIDs) for c in r.container_responses])
         except grpc.RpcError as e:
             log('preferred_error', resource=self.resource, code=str(e.code()), details=e.details())
-        for name, req in (('allocate', ids[:size]), ('allocate_bad', ['no-such-device'])):
+        # allocate_unhealthy is what kubelet never asks (it decided while the
+        # device was healthy, and then it was taken): the plugin must refuse
+        calls = [('allocate', ids[:size]), ('allocate_bad', ['no-such-device'])]
+        if sick:
+            calls.append(('allocate_unhealthy', sick[:1]))
+        for name, req in calls:
             try:
                 t0 = time.monotonic()
                 r = self.stub.Allocate(pb.AllocateRequest(container_requests=[

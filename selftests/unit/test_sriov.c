@@ -330,7 +330,8 @@ static void test_config(void **state)
 			    "\"isRdma\": true, \"mtu\": 9000, \"resourceName\": \"mellanoxroce\"},"
 			    "{\"selectors\": {\"vendors\": [\"8086\"], \"deviceIDs\": [\"10c9\"], "
 			    "\"rootDevices\": [\"0000:00:03.0\"], \"pfNames\": [\"eth1\"]}, "
-			    "\"numVfs\": 2}]}", &e))
+			    "\"numVfs\": 2, \"resourceName\": \"igbvf\", \"resourcePrefix\": "
+			    "\"intel.com\"}]}", &e))
 		fail_msg("%s", e.msg);
 	assert_int_equal(rn_sriov_config_get(&c, &sc, &e), 0);
 	assert_int_equal(sc.n, 2);
@@ -339,6 +340,8 @@ static void test_config(void **state)
 	assert_true(sc.pfs[0].is_rdma);
 	assert_int_equal(sc.pfs[0].mtu, 9000);
 	assert_string_equal(sc.pfs[0].resource_name, "mellanoxroce");
+	assert_string_equal(sc.pfs[0].resource_prefix, "rdma");	/* the shared plugin's */
+	assert_string_equal(sc.pfs[1].resource_prefix, "intel.com");
 	assert_int_equal(sc.pfs[1].n_vendors, 1);
 	assert_string_equal(sc.pfs[1].root_devices[0], "0000:00:03.0");
 	assert_string_equal(sc.pfs[1].pf_names[0], "eth1");
@@ -715,6 +718,7 @@ static void test_devices(void **state)
 	assert_int_equal(n, 12);
 	for (int i = 0; i < n; i++) {
 		assert_string_equal(d[i].resource_name, "mellanoxroce");
+		assert_string_equal(d[i].resource_prefix, "rdma");
 		healthy += d[i].healthy;
 	}
 	assert_int_equal(healthy, 8);
@@ -761,7 +765,7 @@ static void test_env_name(void **state)
 	rn_sriov_env_name("rdma/mellanoxroce", buf, sizeof(buf));
 	assert_string_equal(buf, "PCIDEVICE_RDMA_MELLANOXROCE");
 	rn_sriov_env_name("nvidia.com/mlnx_sriov-rdma", buf, sizeof(buf));
-	assert_string_equal(buf, "PCIDEVICE_NVIDIA_COM_MLNX_SRIOV_RDMA");
+	assert_string_equal(buf, "PCIDEVICE_NVIDIA_COM_MLNX_SRIOV-RDMA");	/* '-' kept */
 	rn_sriov_env_name("x", buf, 12);
 	assert_string_equal(buf, "PCIDEVICE_X");
 }

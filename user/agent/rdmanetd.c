@@ -152,9 +152,12 @@ static void reload(struct rn_config *c, const struct fixed *fx, const char *path
 			fx->max_pods);
 	snprintf(n.bpf.pin_dir, sizeof(n.bpf.pin_dir), "%s", fx->pin_dir);
 	n.bpf.max_pods = fx->max_pods;
+	/* the sriov section names the VF resources: a change there is a
+	 * device plugin change too */
 	dp_changed = !(c->device_plugin ? n.device_plugin && json_equal(c->device_plugin,
 									  n.device_plugin)
-					: !n.device_plugin);
+					: !n.device_plugin) ||
+		     !(c->sriov ? n.sriov && json_equal(c->sriov, n.sriov) : !n.sriov);
 	rn_config_free(c);
 	*c = n;
 	rn_info("config %s: reloaded (%d master(s)%s, qos dscp %d/%d ecn %s, textfile every %ds)",
@@ -170,7 +173,7 @@ static void reload(struct rn_config *c, const struct fixed *fx, const char *path
 	if (dp_changed) {
 		rn_dp_stop(*dp);
 		*dp = NULL;
-		if (c->device_plugin && !(*dp = rn_dp_start(c, &e)))
+		if (rn_dp_wanted(c) && !(*dp = rn_dp_start(c, &e)))
 			rn_err("%s", e.msg);
 		else
 			rn_info("config %s: device plugin %s", path, *dp ? "restarted" : "stopped");
@@ -242,7 +245,7 @@ static int run(struct rn_config *c, struct rn_config_watch *w, const char *publi
 	signal(SIGPIPE, SIG_IGN);
 	/* the kubelet device plugin runs in its own thread: the data path
 	 * never waits for kubelet */
-	if (!once && c->device_plugin && !(dp = rn_dp_start(c, &e)))
+	if (!once && rn_dp_wanted(c) && !(dp = rn_dp_start(c, &e)))
 		rn_err("%s", e.msg);
 	while (!once && !stop) {
 		long long tick = now_ms() + 1000LL * (c->textfile.interval_s > 0 ?

@@ -4,8 +4,11 @@
  * The device plugin's resources as kubelet would see them now: each
  * configured resource, its devices (count and health), their NUMA nodes,
  * the HCAs behind them with port, netdev and why one is unhealthy, and
- * whether its socket is there (rdmanetd serving it). Read from the config
- * and the RDMA model, so it works with or without the agent. */
+ * whether its socket is there (rdmanetd serving it); for a VF resource
+ * (the "sriov" section) each VF: PCI address, RDMA device, netdev, NUMA
+ * node, health and why not (held by which pod, zero GUID, PF down). Read
+ * from the config, the RDMA model and the VF holds, so it works with or
+ * without the agent. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +49,32 @@ static void numa_text(uint64_t mask, char *buf, size_t size)
 		snprintf(buf, size, "-");
 }
 
+static json_t *vfs_json(const struct rn_dp_view *v)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < v->n_vfs; i++) {
+		const struct rn_dp_hca *x = &v->vfs[i];
+
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:i, s:b, s:s}", "pci", x->pci,
+						   "rdma_dev", x->name, "netdev", x->netdev, "numa",
+						   x->numa, "healthy", x->healthy, "why", x->why));
+	}
+	return a;
+}
+
+static void vfs_text(const struct rn_dp_view *v)
+{
+	for (int i = 0; i < v->n_vfs; i++) {
+		const struct rn_dp_hca *x = &v->vfs[i];
+
+		printf("    vf %s rdma %s netdev %s numa %d %s%s%s\n", x->pci,
+		       x->name[0] ? x->name : "-", x->netdev[0] ? x->netdev : "-", x->numa,
+		       x->healthy ? "healthy" : "unhealthy", x->healthy ? "" : ": ",
+		       x->healthy ? "" : x->why);
+	}
+}
+
 static bool serving(const struct rn_dp_config *dc, const struct rn_dp_resource_config *rc)
 {
 	char path[PATH_MAX + 2 * RN_DP_PREFIX_LEN];
@@ -75,7 +104,7 @@ int cmd_resources(struct ctl *ctl, int argc, char **argv)
 			free(dc);
 			return ctl_fail("resources: unexpected argument \"%s\"", argv[i]);
 		}
-	if (!dc || rn_dp_config_parse(ctl->cfg.device_plugin, dc, &e)) {
+	if (!dc || rn_dp_config_build(&ctl->cfg, dc, &e)) {
 		free(dc);
 		return ctl_fail("%s", dc ? e.msg : "out of memory");
 	}
@@ -88,12 +117,17 @@ int cmd_resources(struct ctl *ctl, int argc, char **argv)
 	if (ctl->json)
 		out = json_array();
 	else if (!n)
-		printf("no device_plugin resources configured\n");
+		printf("no device plugin resources configured (device_plugin.configList, "
+		       "sriov[].resourceName)\n");
 	for (int i = 0; i < n; i++) {
 		const struct rn_dp_view *v = &views[i];
-		uint64_t numa = v->n_units ? rn_dp_unit_numa(v, &v->units[0]) : 0;
+		uint64_t numa = 0;
 		bool up = serving(dc, &dc->res[i]);
 		char nbuf[128];
+
+		/* a resource's NUMA nodes: every unit's (a VF has its own) */
+		for (int u = 0; u < v->n_units; u++)
+			numa |= rn_dp_unit_numa(v, &v->units[u]);
 
 		if (ctl->json) {
 			json_t *hcas = json_array();
@@ -105,10 +139,11 @@ int cmd_resources(struct ctl *ctl, int argc, char **argv)
 					v->hcas[h].netdev, "numa", v->hcas[h].numa, "healthy",
 					v->hcas[h].healthy, "why", v->hcas[h].why));
 			json_array_append_new(out, json_pack(
-				"{s:s, s:i, s:i, s:o, s:o, s:b, s:b, s:s}", "resource", v->resource,
+				"{s:s, s:s, s:i, s:i, s:o, s:o, s:o, s:b, s:b, s:s}", "resource",
+				v->resource, "kind", dc->res[i].sriov ? "sriov" : "shared",
 				"devices", v->n_units, "healthy", healthy_units(v), "numa",
-				numa_json(numa), "hcas", hcas, "serving", up, "refused", v->refused,
-				"refused_why", v->refused_why));
+				numa_json(numa), "hcas", hcas, "vfs", vfs_json(v), "serving", up,
+				"refused", v->refused, "refused_why", v->refused_why));
 			continue;
 		}
 		numa_text(numa, nbuf, sizeof(nbuf));
@@ -116,8 +151,11 @@ int cmd_resources(struct ctl *ctl, int argc, char **argv)
 		       healthy_units(v), nbuf, up ? "serving" : "no socket");
 		if (v->refused)
 			printf("    refused: %s\n", v->refused_why);
-		if (!v->n_hcas && !v->refused)
+		if (dc->res[i].sriov && !v->n_vfs && !v->refused)
+			printf("    no VF: no PF of its sriov entries has VFs here\n");
+		else if (!dc->res[i].sriov && !v->n_hcas && !v->refused)
 			printf("    no HCA matches the selectors\n");
+		vfs_text(v);
 		for (int h = 0; h < v->n_hcas; h++) {
 			const struct rn_dp_hca *x = &v->hcas[h];
 
@@ -134,6 +172,7 @@ out:
 		rn_dp_view_free(&views[i]);
 	free(views);
 	rn_rdma_model_free(&m);
+	rn_dp_config_free(dc);
 	free(dc);
 	return rc;
 }

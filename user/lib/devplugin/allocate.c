@@ -39,15 +39,12 @@ static int add_spec(struct rn_dp_alloc *a, const char *path, struct rn_error *e)
 	return 0;
 }
 
-static int add_hca(struct rn_dp_alloc *a, const struct rn_dp_view *v,
-		   const struct rn_rdma_model *m, const struct rn_dp_hca *h, struct rn_error *e)
+/* the character devices of one RDMA device (an HCA, or a VF's) */
+static int add_chardevs(struct rn_dp_alloc *a, const struct rn_dp_view *v,
+			const struct rn_rdma_dev *d, struct rn_error *e)
 {
-	const struct rn_rdma_dev *d = rn_rdma_find_dev(m, h->name);
 	bool uverbs = false;
-	size_t off = strlen(a->env_value);
 
-	if (!d)
-		return rn_fail(e, -ENODEV, "%s: HCA %s is gone", v->resource, h->name);
 	for (int i = 0; i < d->n_chardevs; i++) {
 		const struct rn_rdma_chardev *c = &d->chardevs[i];
 
@@ -55,7 +52,7 @@ static int add_hca(struct rn_dp_alloc *a, const struct rn_dp_view *v,
 			if (!strcmp(c->kind, "issm"))
 				continue;
 			return rn_fail(e, -ENOENT, "%s: %s of HCA %s is missing (sysfs names it, "
-				       "the node does not exist)", v->resource, c->path, h->name);
+				       "the node does not exist)", v->resource, c->path, d->name);
 		}
 		uverbs |= !strcmp(c->kind, "uverbs");
 		if (add_spec(a, c->path, e))
@@ -63,7 +60,20 @@ static int add_hca(struct rn_dp_alloc *a, const struct rn_dp_view *v,
 	}
 	if (!uverbs)
 		return rn_fail(e, -ENOENT, "%s: HCA %s has no uverbs device (ib_uverbs not loaded, "
-			       "or /dev/infiniband not mounted)", v->resource, h->name);
+			       "or /dev/infiniband not mounted)", v->resource, d->name);
+	return 0;
+}
+
+static int add_hca(struct rn_dp_alloc *a, const struct rn_dp_view *v,
+		   const struct rn_rdma_model *m, const struct rn_dp_hca *h, struct rn_error *e)
+{
+	const struct rn_rdma_dev *d = rn_rdma_find_dev(m, h->name);
+	size_t off = strlen(a->env_value);
+
+	if (!d)
+		return rn_fail(e, -ENODEV, "%s: HCA %s is gone", v->resource, h->name);
+	if (add_chardevs(a, v, d, e))
+		return e ? e->code : -EINVAL;
 	snprintf(a->env_value + off, sizeof(a->env_value) - off, "%s%s:%u%s%s", off ? "," : "",
 		 h->name, h->port, h->netdev[0] ? ":" : "", h->netdev);
 	if (a->n_cdi < RN_DP_MAX_HCAS)
@@ -80,6 +90,56 @@ static void env_name(char *buf, size_t size, const char *resource)
 		buf[i] = isalnum((unsigned char)buf[i]) ? (char)toupper((unsigned char)buf[i]) : '_';
 }
 
+/* One VF: its RDMA device's nodes (isRdma) and its PCI address
+ * in the value. The ID is refused while the VF is not free: Allocate may
+ * come after the health kubelet decided on has changed. */
+static int add_vf(struct rn_dp_alloc *a, const struct rn_dp_view *v,
+		  const struct rn_rdma_model *m, const struct rn_dp_hca *vf, bool *rdma,
+		  struct rn_error *e)
+{
+	size_t off = strlen(a->env_value);
+
+	if (!vf->healthy)
+		return rn_fail(e, -EBUSY, "%s: VF %s is not available: %s", v->resource, vf->pci,
+			       vf->why);
+	if (v->vf_rdma && vf->name[0]) {
+		const struct rn_rdma_dev *d = rn_rdma_find_dev(m, vf->name);
+
+		if (!d)
+			return rn_fail(e, -ENODEV, "%s: VF %s: RDMA device %s is gone", v->resource,
+				       vf->pci, vf->name);
+		if (add_chardevs(a, v, d, e))
+			return e ? e->code : -EINVAL;
+		*rdma = true;
+	}
+	if (off + strlen(vf->pci) + 2 > sizeof(a->env_value))
+		return rn_fail(e, -E2BIG, "%s: too many VFs for one container", v->resource);
+	snprintf(a->env_value + off, sizeof(a->env_value) - off, "%s%s", off ? "," : "", vf->pci);
+	return 0;
+}
+
+static int allocate_vfs(const struct rn_dp_view *v, const struct rn_rdma_model *m,
+			const char *const *ids, int n_ids, struct rn_dp_alloc *out,
+			struct rn_error *e)
+{
+	bool rdma = false;
+
+	rn_sriov_env_name(v->resource, out->env_name, sizeof(out->env_name));
+	for (int i = 0; i < n_ids; i++) {
+		const struct rn_dp_unit *u = find_unit(v, ids[i]);
+
+		if (!u)
+			return rn_fail(e, -ENOENT, "%s: unknown device ID \"%s\"", v->resource,
+				       ids[i]);
+		if (add_vf(out, v, m, u->vf, &rdma, e))
+			return e ? e->code : -EINVAL;
+	}
+	if (rdma && !m->rdma_cm_present)
+		return rn_fail(e, -ENOENT, "%s: /dev/infiniband/rdma_cm is missing (rdma_ucm not "
+			       "loaded?)", v->resource);
+	return rdma ? add_spec(out, "/dev/infiniband/rdma_cm", e) : 0;
+}
+
 int rn_dp_allocate(const struct rn_dp_view *v, const struct rn_rdma_model *m,
 		   const char *const *ids, int n_ids, struct rn_dp_alloc *out,
 		   struct rn_error *e)
@@ -89,6 +149,11 @@ int rn_dp_allocate(const struct rn_dp_view *v, const struct rn_rdma_model *m,
 	memset(out, 0, sizeof(*out));
 	if (v->refused)
 		return rn_fail(e, -EPERM, "%s: %s", v->resource, v->refused_why);
+	if (v->vfs) {
+		if (!allocate_vfs(v, m, ids, n_ids, out, e))
+			return 0;
+		goto fail;
+	}
 	for (int i = 0; i < n_ids; i++) {
 		const struct rn_dp_unit *u = find_unit(v, ids[i]);
 

@@ -176,7 +176,10 @@ int rn_dp_config_check(const struct rn_config *c, struct rn_error *e)
 
 	if (!dc)
 		return rn_fail(e, -ENOMEM, "config: device_plugin: out of memory");
-	err = rn_dp_config_parse(c->device_plugin, dc, e);
+	/* the VF resources too: their names are kubelet names as well */
+	err = rn_dp_config_build(c, dc, e);
+	if (!err)
+		rn_dp_config_free(dc);
 	free(dc);
 	return err;
 }

@@ -15,7 +15,13 @@
  *                                        "selectors": { "ifNames": ["ens6f0np0"] } } ] }
  * or "device_plugin": { "configFile": "/k8s-rdma-shared-dev-plugin/config.json" }
  * (the shared plugin's file, used unchanged; kubelet_dir/cdi may sit next
- * to configFile). Legacy "devices": [ifnames] is an ifNames selector. */
+ * to configFile). Legacy "devices": [ifnames] is an ifNames selector.
+ *
+ * SR-IOV VFs: every distinct "<resourcePrefix>/<resourceName>" of the
+ * node config's "sriov" section is one more resource (rn_dp_config_build),
+ * served with or without a device_plugin section (without one, every key
+ * above has its default): one device per VF, its PCI address the ID,
+ * Allocate giving the VF's RDMA nodes and PCIDEVICE_<RESOURCE>. */
 #ifndef RDMANET_DEVPLUGIN_H
 #define RDMANET_DEVPLUGIN_H
 
@@ -28,6 +34,7 @@
 #include "error.h"
 #include "rdma/model.h"
 #include "rdma/selectors.h"
+#include "sriov/sriov.h"
 
 #define RN_DP_DEFAULT_KUBELET_DIR "/var/lib/kubelet"
 #define RN_DP_DEFAULT_CDI_DIR "/var/run/cdi"
@@ -40,8 +47,8 @@
 #define RN_DP_PREFIX_LEN 254		/* resourcePrefix: a DNS subdomain */
 
 /* Where a resource's kubelet devices come from. Shared: rdmaHcaMax units,
- * each standing for every selected HCA (a container gets them all). A
- * later provider (SR-IOV VFs) plugs in by filling units its own way. */
+ * each standing for every selected HCA (a container gets them all).
+ * SR-IOV (rn_dp_provider_sriov): one unit per VF, with its own health. */
 struct rn_dp_view;
 struct rn_dp_resource_config;
 typedef int (*rn_dp_provider_fn)(const struct rn_dp_resource_config *rc,
@@ -55,6 +62,9 @@ struct rn_dp_resource_config {
 	struct rn_rdma_selectors selectors;
 	bool from_devices;		/* legacy "devices" gave the ifNames */
 	rn_dp_provider_fn provider;	/* NULL: shared (rn_dp_provider_shared) */
+	/* SR-IOV resources: the "sriov" section (owned by the rn_dp_config
+	 * this came from) whose entries with this prefix/name give the VFs */
+	const struct rn_sriov_config *sriov;
 };
 
 struct rn_dp_config {
@@ -64,13 +74,23 @@ struct rn_dp_config {
 	int periodic_s;			/* periodicUpdateInterval; 0: events only */
 	char config_file[PATH_MAX];	/* "" : the keys were inline */
 	struct rn_dp_resource_config res[RN_DP_MAX_RESOURCES];
-	int n_res;
+	int n_res;			/* configList's, then the VF resources */
+	struct rn_sriov_config sriov;	/* rn_dp_config_build only; rn_dp_config_free */
 };
 
 /* Parses the section (NULL: no device plugin, n_res 0). Errors name the
  * key: "config: device_plugin.configList[1].selectors.vendorz: unknown key". */
 int rn_dp_config_parse(json_t *section, struct rn_dp_config *out, struct rn_error *e);
-/* For rn_config_*: validates c->device_plugin. */
+/* Every resource of the node: device_plugin's configList, then one per
+ * distinct prefix/resourceName of c->sriov (refused when kubelet would
+ * refuse the name or a configList resource has it). Free with
+ * rn_dp_config_free. */
+int rn_dp_config_build(const struct rn_config *c, struct rn_dp_config *out, struct rn_error *e);
+void rn_dp_config_free(struct rn_dp_config *dc);
+/* Whether rdmanetd serves a device plugin: a device_plugin section, or a
+ * "sriov" entry with a resourceName. */
+bool rn_dp_wanted(const struct rn_config *c);
+/* For rn_config_*: validates c->device_plugin and the VF resource names. */
 int rn_dp_config_check(const struct rn_config *c, struct rn_error *e);
 /* The full kubelet resource name "<prefix>/<name>" into buf. */
 void rn_dp_resource_fullname(const struct rn_dp_resource_config *rc, char *buf, size_t size);
@@ -93,6 +113,9 @@ struct rn_dp_hca {
 struct rn_dp_unit {
 	char id[64];			/* kubelet device ID, < 64 characters */
 	uint64_t hcas;			/* bit i: view->hcas[i] */
+	const struct rn_dp_hca *vf;	/* SR-IOV: this unit's VF (in view->vfs), whose
+					 * name is its RDMA device ("" none), pci the
+					 * ID; hcas unused. NULL: shared */
 };
 
 struct rn_dp_view {
@@ -103,11 +126,22 @@ struct rn_dp_view {
 	int n_units;
 	bool refused;			/* nothing is served, refused_why says why */
 	char refused_why[256];
+	struct rn_dp_hca *vfs;		/* SR-IOV: one per VF (no 64 limit), units[i].vf */
+	int n_vfs;
+	bool vf_rdma;			/* isRdma: Allocate gives the VFs' RDMA nodes */
 };
 
 /* The shared provider: selected HCAs, rdmaHcaMax units over all of them. */
 int rn_dp_provider_shared(const struct rn_dp_resource_config *rc, const struct rn_rdma_model *m,
 			  struct rn_dp_view *v, struct rn_error *e);
+/* The SR-IOV provider: one unit per VF of the PFs whose "sriov" entry has
+ * this prefix/resourceName, ID its PCI address, Healthy only while no hold
+ * names it (even one whose pod netns is gone), an isRdma VF has its RDMA
+ * device here with a non-zero node GUID, and the PF is up (rn_sriov_devices);
+ * NUMA from the VF's PCI numa_node. In shared netns mode an isRdma resource
+ * is refused: the CNI could not move the VF's RDMA device into a pod. */
+int rn_dp_provider_sriov(const struct rn_dp_resource_config *rc, const struct rn_rdma_model *m,
+			 struct rn_dp_view *v, struct rn_error *e);
 /* Builds the view of one resource from the model: HCAs, their health and
  * NUMA nodes, units. In exclusive netns mode a shared resource is refused
  * (v->refused, no units): a pod's netns would not see the HCA. */
@@ -131,8 +165,9 @@ struct rn_dp_devspec {
 struct rn_dp_alloc {
 	struct rn_dp_devspec *specs;
 	int n_specs;
-	char env_name[160];		/* RDMANET_HCAS_<PREFIX>_<NAME> */
-	char env_value[1024];		/* "mlx5_0:1:ens1f0np0,mlx5_1:1:ens1f1np1" */
+	char env_name[160];		/* RDMANET_HCAS_<PREFIX>_<NAME>; VFs: PCIDEVICE_<..> */
+	char env_value[1024];		/* "mlx5_0:1:ens1f0np0,mlx5_1:1:ens1f1np1";
+					 * VFs: "0000:3b:00.2,0000:3b:00.3" */
 	char cdi_names[RN_DP_MAX_HCAS][160];	/* "rdmanet.io/hca=mlx5_0" */
 	int n_cdi;
 };
@@ -140,7 +175,11 @@ struct rn_dp_alloc {
 /* One container's answer for the given device IDs: the uverbs, umad and
  * issm nodes of every HCA behind them (issm where present) and rdma_cm,
  * "rwm". Fails naming the ID or the node when an ID is unknown or a node
- * the HCA needs is missing under the dev root. */
+ * the HCA needs is missing under the dev root. VF IDs: the nodes of each
+ * VF's RDMA device (isRdma resources only, as sriov-network-device-plugin
+ * does) and PCIDEVICE_<RESOURCE>
+ * with the PCI addresses; an unhealthy VF (held, PF down) is refused with
+ * its reason: kubelet may have decided before the health changed. */
 int rn_dp_allocate(const struct rn_dp_view *v, const struct rn_rdma_model *m,
 		   const char *const *ids, int n_ids, struct rn_dp_alloc *out,
 		   struct rn_error *e);

@@ -6,7 +6,11 @@
  *     file's deletion, so only the event tells us to serve and register
  *     again. A new kubelet.sock retries a failed Register at once.
  *   rtnetlink link events: a netdev going down or up (and with it the
- *     RoCE port state) reloads the model and pushes the new health. */
+ *     RoCE port state) reloads the model and pushes the new health.
+ *   inotify on the VF holds' directory (<stateDir>/sriov): the CNI writes
+ *     a hold (rename into place) before it touches a VF and removes it when
+ *     the VF is back; either reloads, so a taken VF turns Unhealthy at once
+ *     and a freed one Healthy. The periodic update is the fallback. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -57,6 +61,42 @@ int dp_events_open(struct dp_server *s)
 	return 0;
 }
 
+#define HOLD_WATCH_RETRY_S 2.0
+
+static const struct rn_sriov_config *vf_config(const struct dp_server *s)
+{
+	for (int i = 0; i < s->n_res; i++)
+		if (s->res[i].rc.sriov)
+			return s->res[i].rc.sriov;
+	return NULL;
+}
+
+void dp_events_watch_holds(struct dp_server *s, double now)
+{
+	const struct rn_sriov_config *sc = vf_config(s);
+	char dir[PATH_MAX];
+
+	if (!sc || s->inotify_fd < 0 || s->hold_wd >= 0 || now < s->hold_watch_at)
+		return;
+	s->hold_watch_at = now + HOLD_WATCH_RETRY_S;
+	if (rn_sriov_hold_dir(sc->state_dir, dir, sizeof(dir)))
+		return;
+	s->hold_wd = inotify_add_watch(s->inotify_fd, dir,
+				       IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE |
+				       IN_DELETE_SELF | IN_MOVE_SELF);
+	if (s->hold_wd >= 0) {
+		rn_debug("device plugin: watching VF holds in %s", dir);
+		dp_schedule_reload(s);	/* holds made while it was not watched */
+	}
+}
+
+static bool is_hold(const struct inotify_event *ev)
+{
+	size_t n = ev->len ? strlen(ev->name) : 0;
+
+	return n > 5 && !strcmp(ev->name + n - 5, ".json");
+}
+
 static struct dp_res *res_by_sock(struct dp_server *s, const char *name)
 {
 	for (int i = 0; i < s->n_res; i++)
@@ -77,6 +117,13 @@ static void inotify_poll(struct dp_server *s)
 			struct dp_res *r = ev->len ? res_by_sock(s, ev->name) : NULL;
 
 			p += sizeof(*ev) + ev->len;
+			if (ev->wd == s->hold_wd) {
+				if (ev->mask & IN_IGNORED)	/* the directory went away */
+					s->hold_wd = -1;
+				if (is_hold(ev) || (ev->mask & IN_IGNORED))
+					dp_schedule_reload(s);
+				continue;
+			}
 			if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)) {
 				rn_warn("device plugin: %s went away; serving again when it is "
 					"back", s->plugin_dir);

@@ -90,6 +90,8 @@ struct dp_server {
 	struct dp_res *res;
 	int n_res;
 	int inotify_fd;
+	int hold_wd;			/* the VF holds' directory; -1 not watched */
+	double hold_watch_at;		/* next try while it does not exist */
 	void *nl_sock;			/* struct nl_sock *: link events */
 	double reload_at[4];		/* model reloads due (0: none) */
 	double periodic_at;
@@ -125,6 +127,9 @@ int dp_events_open(struct dp_server *s);
 void dp_events_poll(struct dp_server *s);
 int dp_events_rewatch(struct dp_server *s);
 void dp_events_close(struct dp_server *s);
+/* VF resources: watch <stateDir>/sriov (a hold written or removed reloads
+ * at once); while it does not exist yet, try again every few seconds */
+void dp_events_watch_holds(struct dp_server *s, double now);
 void dp_schedule_reload(struct dp_server *s);
 
 /* server.c */

@@ -21,12 +21,18 @@ grpc_byte_buffer *dp_law_list(const struct dp_res *r)
 	V1beta1__Device *devs = calloc(n + 1, sizeof(*devs));
 	V1beta1__Device **devp = calloc(n + 1, sizeof(*devp));
 	V1beta1__TopologyInfo *topo = calloc(n + 1, sizeof(*topo));
-	V1beta1__NUMANode nodes[64], *nodep[64];
+	V1beta1__NUMANode nodes[64], **nodep = NULL, **slice = NULL;
 	grpc_byte_buffer *bb = NULL;
-	size_t n_nodes = 0;
+	size_t n_nodes = 0, used = 0, total = 0;
 	uint64_t last = ~0ull;
 
-	if (!devs || !devp || !topo)
+	/* each distinct node set gets its own slice of nodep: a device's
+	 * TopologyInfo points into it until the pack (VFs of one resource may
+	 * sit on different nodes) */
+	for (size_t i = 0; i < n; i++)
+		total += (size_t)__builtin_popcountll(rn_dp_unit_numa(v, &v->units[i]));
+	nodep = calloc(total + 1, sizeof(*nodep));
+	if (!devs || !devp || !topo || !nodep)
 		goto out;
 	for (int i = 0; i < 64; i++) {
 		v1beta1__numanode__init(&nodes[i]);
@@ -40,17 +46,19 @@ grpc_byte_buffer *dp_law_list(const struct dp_res *r)
 		devs[i].id = (char *)u->id;
 		devs[i].health = (char *)(rn_dp_unit_healthy(v, u) ? HEALTHY : UNHEALTHY);
 		if (numa) {
-			/* units of a shared resource have the same HCAs: one node list */
+			/* units of a shared resource have the same HCAs: one slice */
 			if (numa != last) {
+				slice = nodep + used;
 				n_nodes = 0;
 				for (int b = 0; b < 64; b++)
 					if (numa >> b & 1)
-						nodep[n_nodes++] = &nodes[b];
+						slice[n_nodes++] = &nodes[b];
+				used += n_nodes;
 				last = numa;
 			}
 			v1beta1__topology_info__init(&topo[i]);
 			topo[i].n_nodes = n_nodes;
-			topo[i].nodes = nodep;
+			topo[i].nodes = slice;
 			devs[i].topology = &topo[i];
 		}
 		devp[i] = &devs[i];
@@ -62,6 +70,7 @@ out:
 	free(devs);
 	free(devp);
 	free(topo);
+	free(nodep);
 	return bb;
 }
 

@@ -49,6 +49,21 @@ static void log_health(const struct rn_dp_view *old, const struct rn_dp_view *no
 		else
 			rn_warn("device plugin %s: %s unhealthy: %s", now->resource, h->name, h->why);
 	}
+	for (int i = 0; i < now->n_vfs; i++) {
+		const struct rn_dp_hca *vf = &now->vfs[i];
+		const struct rn_dp_hca *was = NULL;
+
+		for (int j = 0; j < old->n_vfs; j++)
+			if (!strcmp(old->vfs[j].pci, vf->pci))
+				was = &old->vfs[j];
+		if (was ? was->healthy == vf->healthy && !strcmp(was->why, vf->why) : vf->healthy)
+			continue;
+		if (vf->healthy)
+			rn_info("device plugin %s: VF %s healthy", now->resource, vf->pci);
+		else
+			rn_info("device plugin %s: VF %s unhealthy: %s", now->resource, vf->pci,
+				vf->why);
+	}
 	if (now->refused && !old->refused)
 		rn_warn("device plugin %s: %s", now->resource, now->refused_why);
 }
@@ -116,6 +131,7 @@ static void housekeeping(struct dp_server *s)
 	bool reload = false;
 
 	dp_events_poll(s);
+	dp_events_watch_holds(s, now);
 	for (int i = 0; i < 4; i++)
 		reload |= due(&s->reload_at[i], now);
 	if (s->cfg.periodic_s > 0 && now >= s->periodic_at) {
@@ -226,7 +242,9 @@ struct rn_dp_server *rn_dp_start(const struct rn_config *c, struct rn_error *e)
 	if (!s)
 		return rn_fail(e, -ENOMEM, "device plugin: out of memory"), NULL;
 	s->inotify_fd = -1;
-	if (rn_dp_config_parse(c->device_plugin, &s->cfg, e) || dp_grpc_load(e))
+	s->hold_wd = -1;
+	/* in place: the VF resources point at s->cfg.sriov */
+	if (rn_dp_config_build(c, &s->cfg, e) || dp_grpc_load(e))
 		goto fail;
 	if (!s->cfg.n_res) {
 		rn_fail(e, -ENOENT, "device plugin: no resources configured");
@@ -279,6 +297,7 @@ struct rn_dp_server *rn_dp_start(const struct rn_config *c, struct rn_error *e)
 		s->watcher ? s->plugin_dir : s->kubelet_sock);
 	return (struct rn_dp_server *)s;
 fail:
+	rn_dp_config_free(&s->cfg);
 	free(s->res);
 	free(s);
 	return NULL;
@@ -297,6 +316,7 @@ void rn_dp_stop(struct rn_dp_server *srv)
 		rn_dp_view_free(&s->res[i].view);
 	if (s->have_model)
 		rn_rdma_model_free(&s->model);
+	rn_dp_config_free(&s->cfg);
 	free(s->res);
 	free(s);
 	grpc_shutdown();

@@ -125,10 +125,15 @@ void rn_dp_view_free(struct rn_dp_view *v)
 	free(v->units);
 	v->units = NULL;
 	v->n_units = 0;
+	free(v->vfs);
+	v->vfs = NULL;
+	v->n_vfs = 0;
 }
 
 bool rn_dp_unit_healthy(const struct rn_dp_view *v, const struct rn_dp_unit *u)
 {
+	if (u->vf)
+		return u->vf->healthy;
 	if (!u->hcas)
 		return false;
 	for (int i = 0; i < v->n_hcas; i++)
@@ -141,6 +146,8 @@ uint64_t rn_dp_unit_numa(const struct rn_dp_view *v, const struct rn_dp_unit *u)
 {
 	uint64_t nodes = 0;
 
+	if (u->vf)
+		return u->vf->numa >= 0 ? 1ull << u->vf->numa : 0;
 	for (int i = 0; i < v->n_hcas; i++)
 		if ((u->hcas >> i & 1) && v->hcas[i].numa >= 0)
 			nodes |= 1ull << v->hcas[i].numa;
@@ -170,12 +177,13 @@ int rn_dp_views(const struct rn_config *c, const struct rn_rdma_model *m,
 	*n_out = 0;
 	if (!dc)
 		return rn_fail(e, -ENOMEM, "device_plugin: out of memory");
-	err = rn_dp_config_parse(c->device_plugin, dc, e);
+	err = rn_dp_config_build(c, dc, e);
 	if (err)
 		goto out;
 	v = calloc((size_t)dc->n_res + 1, sizeof(*v));
 	if (!v) {
 		err = rn_fail(e, -ENOMEM, "device_plugin: out of memory");
+		rn_dp_config_free(dc);
 		goto out;
 	}
 	for (int i = 0; i < dc->n_res; i++) {
@@ -184,11 +192,13 @@ int rn_dp_views(const struct rn_config *c, const struct rn_rdma_model *m,
 			while (i--)
 				rn_dp_view_free(&v[i]);
 			free(v);
+			rn_dp_config_free(dc);
 			goto out;
 		}
 	}
 	*out = v;
 	*n_out = dc->n_res;
+	rn_dp_config_free(dc);
 out:
 	free(dc);
 	return err;

@@ -24,8 +24,11 @@ void rn_sriov_env_name(const char *resource, char *buf, size_t size)
 		return;
 	for (; *p && n + 1 < size; p++)
 		buf[n++] = *p;
+	/* sriov-network-device-plugin (pkg/resources/pool_stub.go GetEnvs):
+	 * strings.ToUpper(strings.Replace("PCIDEVICE_<prefix>_<name>", ".",
+	 * "_")): '.' and the prefix's '/' become '_', a '-' stays */
 	for (p = resource; *p && n + 1 < size; p++)
-		buf[n++] = isalnum((unsigned char)*p) ? (char)toupper((unsigned char)*p) : '_';
+		buf[n++] = *p == '.' || *p == '/' ? '_' : (char)toupper((unsigned char)*p);
 	buf[n] = '\0';
 }
 
@@ -91,6 +94,9 @@ int rn_sriov_devices(const struct rn_sriov_config *c, const struct rn_sriov_host
 			snprintf(d->pci, sizeof(d->pci), "%s", vf->pci);
 			snprintf(d->pf_ifname, sizeof(d->pf_ifname), "%s", pf->ifname);
 			snprintf(d->resource_name, sizeof(d->resource_name), "%s", pc->resource_name);
+			snprintf(d->resource_prefix, sizeof(d->resource_prefix), "%s",
+				 pc->resource_prefix);
+			snprintf(d->netdev, sizeof(d->netdev), "%s", vf->netdev);
 			snprintf(d->rdma_dev, sizeof(d->rdma_dev), "%s", vf->rdma_dev);
 			if (vf->rdma_dev[0])
 				uverbs_of(h->roots.sys, vf->rdma_dev, d->uverbs, sizeof(d->uverbs));

@@ -28,6 +28,13 @@ static const char *dir_of(const char *state_dir)
 	return env && env[0] ? env : RN_SRIOV_DEFAULT_STATE_DIR;
 }
 
+int rn_sriov_hold_dir(const char *state_dir, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%s/sriov", dir_of(state_dir));
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
 int rn_sriov_hold_path(const char *state_dir, const char *pci, char *buf, size_t size)
 {
 	int n = snprintf(buf, size, "%s/sriov/%s.json", dir_of(state_dir), pci);

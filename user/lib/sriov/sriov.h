@@ -13,7 +13,7 @@
  *                     "deviceIDs": ["1017"], "rootDevices": ["0000:3b:00.0"],
  *                     "pfNames": ["ens1f0np0"] },
  *                     "numVfs": 12, "isRdma": true, "mtu": 9000,
- *                     "resourceName": "mellanoxroce" } ]
+ *                     "resourceName": "mellanoxroce", "resourcePrefix": "rdma" } ]
  *  provisioning sriov_numvfs set only when it differs (0 first, as the
  *               kernel requires), never above sriov_totalvfs, never on a PF
  *               no entry selects; then the VF netdevs (and RDMA devices with
@@ -58,6 +58,12 @@
 #define RN_SRIOV_MAX_PFS 64
 #define RN_SRIOV_MAX_SEL 32
 #define RN_SRIOV_RESOURCE_LEN 64
+#define RN_SRIOV_PREFIX_LEN 254
+/* The kubelet resource is "<resourcePrefix>/<resourceName>"; the prefix
+ * defaults to the shared device plugin's ("rdma"), so one node's RDMA
+ * resources share a prefix (sriov-network-device-plugin's "intel.com" is
+ * one "resourcePrefix" away). */
+#define RN_SRIOV_DEFAULT_PREFIX "rdma"
 /* The CNI's default stateDir: VF holds live in its sriov/ subdirectory.
  * Where a caller passes no state dir, $RDMANET_CNI_STATE_DIR, else this. */
 #define RN_SRIOV_DEFAULT_STATE_DIR "/var/lib/rdmanet/cni"
@@ -159,6 +165,7 @@ struct rn_sriov_pf_config {
 	bool is_rdma;
 	unsigned int mtu;		/* 0: leave */
 	char resource_name[RN_SRIOV_RESOURCE_LEN];
+	char resource_prefix[RN_SRIOV_PREFIX_LEN];	/* default RN_SRIOV_DEFAULT_PREFIX */
 };
 
 struct rn_sriov_config {
@@ -270,6 +277,8 @@ struct rn_sriov_hold {
 	bool rdma_moved;
 };
 
+/* <state_dir>/sriov: where the holds are (state_dir NULL or "": the default). */
+int rn_sriov_hold_dir(const char *state_dir, char *buf, size_t size);
 /* <state_dir>/sriov/<pci>.json; state_dir NULL: the default. */
 int rn_sriov_hold_path(const char *state_dir, const char *pci, char *buf, size_t size);
 /* Takes the VF's lock (flock, LOCK_EX; nonblocking: -EWOULDBLOCK when held
@@ -326,6 +335,8 @@ struct rn_sriov_device {
 	char pci[RN_PCI_ADDR_LEN];	/* the device ID */
 	char pf_ifname[RN_IFNAMSIZ];
 	char resource_name[RN_SRIOV_RESOURCE_LEN];
+	char resource_prefix[RN_SRIOV_PREFIX_LEN];
+	char netdev[RN_IFNAMSIZ];	/* "" : not in this netns */
 	char rdma_dev[RN_RDMA_NAME_LEN];
 	char uverbs[32];		/* "/dev/infiniband/uverbs5"; "" none */
 	bool healthy;
@@ -339,8 +350,8 @@ int rn_sriov_devices(const struct rn_sriov_config *c, const struct rn_sriov_host
 		     const char *state_dir, struct rn_sriov_device **out, int *n,
 		     struct rn_error *e);
 /* "PCIDEVICE_<RESOURCE>" as sriov-network-device-plugin names it: the
- * resource name (with its prefix, "rdma/mellanoxroce") upper-cased, every
- * character outside [A-Z0-9_] made '_'. */
+ * resource name (with its prefix, "rdma/mellanoxroce") upper-cased, '.'
+ * and '/' made '_' ("PCIDEVICE_RDMA_MELLANOXROCE"); a '-' stays. */
 void rn_sriov_env_name(const char *resource, char *buf, size_t size);
 
 /* ---- views ----------------------------------------------------------- */

@@ -42,7 +42,7 @@ static int parse_entry(json_t *o, struct rn_sriov_pf_config *pc, const char *whe
 		       struct rn_error *e)
 {
 	static const char *const keys[] = { "pf", "selectors", "numVfs", "isRdma", "mtu",
-					    "resourceName", NULL };
+					    "resourceName", "resourcePrefix", NULL };
 	static const char *const sel_keys[] = { "vendors", "deviceIDs", "rootDevices",
 						"pfNames", NULL };
 	char swhere[96];
@@ -56,8 +56,15 @@ static int parse_entry(json_t *o, struct rn_sriov_pf_config *pc, const char *whe
 	    rn_json_typed(o, "selectors", JSON_OBJECT, &sel, where, e) ||
 	    rn_json_bool(o, "isRdma", &pc->is_rdma, where, e) ||
 	    rn_json_string(o, "resourceName", pc->resource_name, sizeof(pc->resource_name),
-			   where, e))
+			   where, e) ||
+	    rn_json_string(o, "resourcePrefix", pc->resource_prefix,
+			   sizeof(pc->resource_prefix), where, e))
 		return -EINVAL;
+	/* kubelet's rules for "<prefix>/<name>" are checked where the device
+	 * plugin builds its resources (rn_dp_config_build), at config time */
+	if (!pc->resource_prefix[0])
+		snprintf(pc->resource_prefix, sizeof(pc->resource_prefix), "%s",
+			 RN_SRIOV_DEFAULT_PREFIX);
 	v = -1;
 	if (rn_json_int(o, "numVfs", 0, 4096, &v, where, e))
 		return -EINVAL;
