@@ -95,24 +95,12 @@ static int get_mac(json_t *o, const char *key, uint8_t m[6])
 	return 0;
 }
 
+/* The hold keeps the GUIDs too: restoring an RDMA VF puts them back. */
 static json_t *admin_to_json(const struct rn_vf_admin *a)
 {
-	json_t *o = json_object();
+	json_t *o = rn_sriov_admin_to_json(a);
 	char g[24];
 
-	put_mac(o, "mac", a->mac);
-	json_object_set_new(o, "vlan", json_integer(a->vlan));
-	json_object_set_new(o, "qos", json_integer(a->qos));
-	json_object_set_new(o, "vlan_proto", json_string(a->vlan_proto == 0x88a8 ? "802.1ad" :
-							 "802.1Q"));
-	json_object_set_new(o, "spoofchk", a->spoofchk < 0 ? json_null() :
-				json_boolean(a->spoofchk));
-	json_object_set_new(o, "trust", a->trust < 0 ? json_null() : json_boolean(a->trust));
-	json_object_set_new(o, "link_state", a->link_state < 0 ? json_null() :
-			    json_string(a->link_state == RN_VF_LINK_ENABLE ? "enable" :
-					a->link_state == RN_VF_LINK_DISABLE ? "disable" : "auto"));
-	json_object_set_new(o, "min_tx_rate", json_integer(a->min_tx_rate));
-	json_object_set_new(o, "max_tx_rate", json_integer(a->max_tx_rate));
 	snprintf(g, sizeof(g), "%016llx", (unsigned long long)a->node_guid);
 	json_object_set_new(o, "node_guid", json_string(g));
 	snprintf(g, sizeof(g), "%016llx", (unsigned long long)a->port_guid);

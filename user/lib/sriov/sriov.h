@@ -220,6 +220,8 @@ int rn_sriov_vf_apply(const char *pf_ifname, int vf, const struct rn_vf_settings
 void rn_sriov_settings_from_admin(const struct rn_vf_admin *a, struct rn_vf_settings *s);
 /* One line as `ip link show` prints a VF ("vf 0 link/ether ... vlan 10 ..."). */
 void rn_sriov_admin_format(const struct rn_vf_admin *a, int vf, char *buf, size_t size);
+/* The settings as rdmanetctl vf -j and the VF hold show them (no GUIDs). */
+json_t *rn_sriov_admin_to_json(const struct rn_vf_admin *a);
 
 /* RDMA netlink: RDMA_NLDEV_CMD_SET {DEV_INDEX, NET_NS_FD} on a socket of
  * the caller's netns. Needs exclusive netns mode; EOPNOTSUPP from a driver

@@ -37,14 +37,11 @@ void rn_sriov_admin_format(const struct rn_vf_admin *a, int vf, char *buf, size_
 		snprintf(buf + n, size - (size_t)n, " trust %s", a->trust ? "on" : "off");
 }
 
-static json_t *admin_json(const struct rn_vf_admin *a)
+json_t *rn_sriov_admin_to_json(const struct rn_vf_admin *a)
 {
 	char mac[18];
-	json_t *o;
+	json_t *o = json_object();
 
-	if (!a->valid)
-		return json_null();
-	o = json_object();
 	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", a->mac[0], a->mac[1],
 		 a->mac[2], a->mac[3], a->mac[4], a->mac[5]);
 	json_object_set_new(o, "mac", json_string(mac));
@@ -125,7 +122,8 @@ json_t *rn_sriov_host_to_json(const struct rn_sriov_host *h, const struct rn_sri
 			json_object_set_new(v, "node_guid", json_string(vf->node_guid));
 			json_object_set_new(v, "guid_zero",
 					    json_boolean(rn_rdma_guid_is_zero(vf->node_guid)));
-			json_object_set_new(v, "admin", admin_json(&vf->admin));
+			json_object_set_new(v, "admin", vf->admin.valid ?
+					    rn_sriov_admin_to_json(&vf->admin) : json_null());
 			json_object_set_new(v, "held_by", held_json(state_dir, vf->pci));
 			json_array_append_new(vfs, v);
 		}
