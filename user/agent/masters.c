@@ -97,6 +97,7 @@ static int setup_one(const struct rn_config *c, const struct rn_maps *m,
 	ms.dscp_cnp = (__u8)c->qos.cnp_dscp;
 	ms.xdp = old.xdp;
 	ms.tc = old.tc;
+	ms.xdp_gen = old.xdp_gen;
 	ms.flags = (__u8)(RN_MASTER_F_IN_USE | (old.flags & (RN_MASTER_F_IP_KEYED | RN_MASTER_F_OWN_QDISC)));
 	memcpy(ms.ifname, nd.ifname, sizeof(ms.ifname));
 	/* config first: the programs read it from their first packet on */
@@ -114,7 +115,8 @@ static int setup_one(const struct rn_config *c, const struct rn_maps *m,
 		/* rx accounting moves to tc ingress; ours must not count twice */
 		if (rn_xdp_detach(nd.ifindex, &e))
 			rn_err("master %s: %s", mc->ifname, e.msg);
-	} else if (rn_xdp_attach(c->bpf.pin_dir, nd.ifindex, key, xdp_mode, &xdp, &e)) {
+	} else if (rn_xdp_attach(c->bpf.pin_dir, nd.ifindex, key, xdp_mode, &ms.xdp_gen,
+					&xdp, &e)) {
 		rn_err("master %s: %s", mc->ifname, e.msg);
 	}
 

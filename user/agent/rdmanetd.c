@@ -208,6 +208,13 @@ static int run(struct rn_config *c, struct rn_config_watch *w, const char *publi
 		rn_err("%s", e.msg);
 		return 1;
 	}
+	/* before anything is created or attached: the old layout's programs
+	 * keep running, untouched, until the operator acts on the message */
+	if (rn_maps_layout_check(c->bpf.pin_dir, &e)) {
+		rn_err("%s", e.msg);
+		rn_pin_unlock(lock);
+		return 1;
+	}
 	/* a restart finds every map pinned: creating them would load a BPF
 	 * object (and parse the kernel's BTF) for nothing */
 	if (rn_maps_open(&m, c->bpf.pin_dir, NULL) &&
