@@ -138,14 +138,32 @@ before=$(progs)
 # what an agent of the next layout version would have pinned beside ours
 bpftool map create "$RN_PIN/rn_pods_v2" type hash key 8 value 4 entries 1 name rn_pods_v2
 out=$(rn_in_node "$NEW" --config "$cfg" --once 2>&1); rc=$?
-check "another layout: agent refuses (exit $rc)" test $rc -ne 0
-check_eq "another layout: one line" "$(wc -l <<<"$out")" 1
-check "another layout: it names the map and what to do" \
+check "newer layout: agent refuses (exit $rc)" test $rc -ne 0
+check_eq "newer layout: one line" "$(wc -l <<<"$out")" 1
+check "newer layout: it names the map and what to do" \
 	grep -q "rn_pods_v2 is a map of another layout.*--uninstall" <<<"$out"
-check_eq "another layout: programs untouched" "$(progs)" "$before"
+check_eq "newer layout: programs untouched" "$(progs)" "$before"
 rn_in a "$GEN" --dst 10.77.0.100 --count 100 --size 200
-check_eq "another layout: the data path still counts" "$(rn_pod_stat t/a .tx.roce.packets)" 100
+check_eq "newer layout: the data path still counts" "$(rn_pod_stat t/a .tx.roce.packets)" 100
 rm -f "$RN_PIN/rn_pods_v2"
-RN_AGENT_BIN=$NEW check "without it the agent starts (and upgrades)" rn_agent_start "$cfg"
+
+# an older layout's agent attached everything: its pins are all _v0 (what
+# this build's pins were called before a bump), its programs use them
+for f in "$RN_PIN"/rn_*_v1; do mv "$f" "${f%_v1}_v0"; done
+out=$(rn_in_node "$NEW" --config "$cfg" --once 2>&1); rc=$?
+check "older layout: agent refuses (exit $rc)" test $rc -ne 0
+check_eq "older layout: one line" "$(wc -l <<<"$out")" 1
+check "older layout: it names a map and what to do" \
+	grep -q "rn_[a-z_]*_v0 is a map of another layout.*--uninstall" <<<"$out"
+check_eq "older layout: programs untouched" "$(progs)" "$before"
+check "older layout: this build's --uninstall" rn_in_node "$NEW" --pin-dir "$RN_PIN" --uninstall -q
+check_eq "older layout: its programs are gone from roce0" \
+	"$(rn_in_node bpftool -j net show dev roce0 | jq -c '[.[0].xdp[]?, .[0].tc[]?] | length')" 0
+check "older layout: pin dir removed" test ! -e "$RN_PIN"
+RN_AGENT_BIN=$NEW check "then the new build starts" rn_agent_start "$cfg"
+rn_ctl pod add --namespace t --pod a --container-id ca --ifname eth1 --master roce0 \
+	--mac "$MAC_A" --ip 10.77.0.2
+rn_in a "$GEN" --dst 10.77.0.100 --count 100 --size 200
+check_eq "the pod registered again is counted from zero" "$(rn_pod_stat t/a .tx.roce.packets)" 100
 rn_agent_stop
 tap_done

@@ -101,6 +101,11 @@ static int uninstall(const struct rn_config *c)
 	if (!rn_maps_open(&m, c->bpf.pin_dir, &e)) {
 		rn_masters_teardown(c, &m);
 		rn_maps_close(&m);
+	} else if (rn_maps_layout_check(c->bpf.pin_dir, &e)) {
+		/* an agent of another layout attached what is there */
+		rn_info("maps of another layout version under %s: taking rdmanet's programs "
+			"off every interface", c->bpf.pin_dir);
+		rn_masters_detach_unknown(c);
 	} else {
 		rn_warn("%s", e.msg);
 	}

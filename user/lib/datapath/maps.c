@@ -123,7 +123,7 @@ int rn_maps_layout_check(const char *pin_dir, struct rn_error *e)
 			err = rn_fail(e, -EPROTO, "%s/%s is a map of another layout than this "
 				      "build's %s: the programs attached now use it and would not "
 				      "see pods registered by this build. Stop, run `rdmanetd "
-				      "--uninstall` of the build that made it, start this build "
+				      "--uninstall` (of this build or that one), start this build "
 				      "and register the pods again (counters start from zero)",
 				      pin_dir, de->d_name, rn_map_names[i]);
 		}
