@@ -69,7 +69,9 @@ swap() {
 	mid=$(rn_pod_stat t/a .tx.roce.packets)
 	check "$label: replaced mid-stream ($((mid - before_tx)) of $N sent)" \
 		test "$mid" -lt $((before_tx + N))
-	tap_diag "$label: $((n1 - n0)) program(s) upgraded in place"
+	tap_diag "$label: $((n1 - n0)) program(s) upgraded in place:"
+	grep "upgraded in place" "$RN_TMP/agent.log" | tail -n $((n1 - n0)) | sed 's/^/#   /'
+
 	wait $ga $gb $sp $sb
 	rn_capture_stop
 	check_eq "$label: zero loss pod a -> peer" "$(cat "$RN_TMP/sink.peer")" $N
@@ -122,10 +124,12 @@ run() {
 		"$(rn_in_node bpftool -j net show dev roce0 | jq -c '[.[0].xdp[]?, .[0].tc[]?] | length')" 0
 }
 
-# tcx + XDP in the libxdp dispatcher (native on the veth); clsact with rx
-# counted in tc ingress (auto leaves XDP off on a veth)
+# tcx + XDP (native and generic: in libxdp's dispatcher where the kernel
+# allows freplace, else alone, replaced with XDP_FLAGS_REPLACE); clsact
+# with rx counted in tc ingress (auto leaves XDP off on a veth)
 run tcx native 3
 run clsact auto 2
+run clsact skb 3
 
 # --- another map layout: refused, nothing touched ---------------------------------
 cfg=$RN_TMP/layout.json
