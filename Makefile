@@ -150,8 +150,7 @@ $(OUT)/bin/rdmanetd: $(AGENT_OBJS) $(LIB)
 
 ifeq ($(BPF_VARIANT),)
 $(VARIANT_AGENT): FORCE
-	$(call msg,MAKE,$@)
-	$(Q)$(MAKE) --no-print-directory OUT=$(OUT)/variant BPF_VARIANT=1 $@
+	$(Q)$(MAKE) -s --no-print-directory OUT=$(OUT)/variant BPF_VARIANT=1 $@
 endif
 
 $(OUT)/bin/rdmanetctl: $(CTL_OBJS) $(LIB)
