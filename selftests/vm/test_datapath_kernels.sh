@@ -40,6 +40,15 @@ upgrade_in_dispatcher() {
 	check_eq "downgrade: all three replaced" "$(grep -c "upgraded in place" "$VM_OUT/down.log")" 3
 	check_eq "downgrade: the old build's XDP program, alone of ours" "$(xdp_tags)" "$before"
 	check "downgrade: the foreign program stays" foreign_there
+	# an upgrade cut short (agent killed between adding the new program and
+	# taking the old one out) leaves two of ours: the next start finishes it
+	xdp-loader load -m native -p /sys/fs/bpf/rdmanet eth0 "$RN_BUILD/variant/bpf/xdp_rx.bpf.o" \
+		>>"$VM_OUT/foreign.log" 2>&1
+	check_eq "cut short: two rn_xdp_rx in the dispatcher" "$(xdp_tags | wc -l)" 2
+	"$RN_BUILD/variant/bin/rdmanetd" --config "$VM_OUT/config.json" --once >"$VM_OUT/resume.log" 2>&1
+	check "cut short: the next start upgrades" grep -q "rn_xdp_rx upgraded in place" "$VM_OUT/resume.log"
+	check_eq "cut short: one rn_xdp_rx left, the new build's" "$(xdp_tags)" "$after"
+	check "cut short: the foreign program stays" foreign_there
 	xdp-loader unload -i "$(xdp-loader status eth0 2>&1 | awk '$3 == "xdpfilt_alw_all" { print $4 }')" eth0 \
 		>>"$VM_OUT/foreign.log" 2>&1
 }

@@ -31,33 +31,36 @@ struct xdp_found {
 	struct rn_prog_tag tag;
 	enum xdp_attach_mode mode;
 	bool legacy;		/* attached alone, not through the dispatcher */
+	int n;			/* instances of ours (more than one: an upgrade cut short) */
 };
 
-/* Is our program in the interface's dispatcher (or attached alone)? */
-static int find_ours(int ifindex, struct xdp_found *f)
+/* Is our program in the interface's dispatcher (or attached alone)? With
+ * several instances, the one to report is one whose tag is not want (so an
+ * upgrade cut short is finished), else the first. */
+static int find_ours(int ifindex, const struct rn_prog_tag *want, struct xdp_found *f)
 {
 	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
 	struct xdp_program *p;
-	int found = 0;
 
+	f->n = 0;
 	if (libxdp_get_error(mp))
 		return 0;
 	f->legacy = xdp_multiprog__is_legacy(mp);
-	if (f->legacy) {
-		p = xdp_multiprog__main_prog(mp);
-		found = p && !strcmp(xdp_program__name(p), RN_XDP_PROG_NAME);
-	} else {
-		for (p = xdp_multiprog__next_prog(NULL, mp); p; p = xdp_multiprog__next_prog(p, mp))
-			if ((found = !strcmp(xdp_program__name(p), RN_XDP_PROG_NAME)))
-				break;
-	}
-	if (found) {
-		f->id = xdp_program__id(p);
-		memcpy(f->tag.b, xdp_program__tag(p), sizeof(f->tag.b));
-		f->mode = xdp_multiprog__attach_mode(mp);
+	f->mode = xdp_multiprog__attach_mode(mp);
+	p = f->legacy ? xdp_multiprog__main_prog(mp) : xdp_multiprog__next_prog(NULL, mp);
+	for (; p; p = f->legacy ? NULL : xdp_multiprog__next_prog(p, mp)) {
+		struct rn_prog_tag tag;
+
+		if (strcmp(xdp_program__name(p), RN_XDP_PROG_NAME))
+			continue;
+		memcpy(tag.b, xdp_program__tag(p), sizeof(tag.b));
+		if (!f->n++ || (want && rn_prog_tag_eq(&f->tag, want) && !rn_prog_tag_eq(&tag, want))) {
+			f->id = xdp_program__id(p);
+			f->tag = tag;
+		}
 	}
 	xdp_multiprog__close(mp);
-	return found;
+	return f->n > 0;
 }
 
 static struct xdp_rx *open_prog(const char *pin_dir, __u32 slot, __u8 gen)
@@ -130,23 +133,29 @@ static int try_attach(const char *pin_dir, int ifindex, __u32 slot, __u8 gen,
 	return err;
 }
 
-/* Takes the program with this id out of the dispatcher (a new dispatcher
- * without it replaces the old one in one step). */
-static int detach_id(int ifindex, __u32 id)
+/* Takes every instance of ours but keep out of the dispatcher (each time
+ * a new dispatcher without it replaces the old one in one step). */
+static int detach_others(int ifindex, __u32 keep)
 {
-	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
+	struct xdp_multiprog *mp;
 	struct xdp_program *p;
-	int err = -ENOENT;
+	int err, found;
 
-	if (libxdp_get_error(mp))
-		return -ENOENT;
-	for (p = xdp_multiprog__next_prog(NULL, mp); p; p = xdp_multiprog__next_prog(p, mp)) {
-		if (xdp_program__id(p) != id)
-			continue;
-		err = xdp_program__detach(p, ifindex, xdp_multiprog__attach_mode(mp), 0);
-		break;
-	}
-	xdp_multiprog__close(mp);
+	do {
+		mp = xdp_multiprog__get_from_ifindex(ifindex);
+		if (libxdp_get_error(mp))
+			return 0;
+		err = found = 0;
+		for (p = xdp_multiprog__next_prog(NULL, mp); p; p = xdp_multiprog__next_prog(p, mp)) {
+			if (xdp_program__id(p) == keep ||
+			    strcmp(xdp_program__name(p), RN_XDP_PROG_NAME))
+				continue;
+			err = xdp_program__detach(p, ifindex, xdp_multiprog__attach_mode(mp), 0);
+			found = 1;
+			break;
+		}
+		xdp_multiprog__close(mp);
+	} while (found && !err);
 	return err;
 }
 
@@ -204,10 +213,11 @@ static int replace_legacy(const char *pin_dir, int ifindex, __u32 slot, __u8 gen
 /* Our program is attached: keep it if it is this build's, else replace it.
  * In the dispatcher the new program goes in beside the old one, silent
  * (its generation is not the master's), the master's xdp_gen flips to it,
- * then the old one goes: every packet is counted by one of them. An old
- * program from before generations (xdp_gen 0) ignores the flip: it is
- * taken out first and the flip follows at once, so only the packets of
- * that instant go uncounted. *gen: the master's xdp_gen, in and out. */
+ * then the old one goes (and any other instance of ours an upgrade cut
+ * short left): every packet is counted by one of them. An old program
+ * from before generations (xdp_gen 0) ignores the flip: it is taken out
+ * first and the flip follows at once, so only the packets of that instant
+ * go uncounted. *gen: the master's xdp_gen, in and out. */
 static int xdp_upgrade(const char *pin_dir, int ifindex, __u32 slot, const struct xdp_found *f,
 		       __u8 *gen, struct rn_error *e)
 {
@@ -221,8 +231,17 @@ static int xdp_upgrade(const char *pin_dir, int ifindex, __u32 slot, const struc
 	if (err)
 		return rn_fail(e, err, "%s (id %u) on ifindex %d: cannot tell whether it is this "
 			       "build's: %s", RN_XDP_PROG_NAME, f->id, ifindex, strerror(-err));
-	if (rn_prog_tag_eq(&f->tag, &want))
-		return 0;
+	if (rn_prog_tag_eq(&f->tag, &want)) {
+		if (*gen != RN_XDP_GEN_HOLD)
+			return 0;
+		/* an upgrade from before generations stopped between taking the
+		 * old program out and the flip: ours was loaded with 0's next */
+		err = set_gen(pin_dir, slot, 1);
+		if (!err)
+			*gen = 1;
+		return err ? rn_fail(e, err, "master slot %u: set xdp_gen: %s", slot,
+				     strerror(-err)) : 0;
+	}
 	if (f->legacy) {
 		err = replace_legacy(pin_dir, ifindex, slot, old, f, &id);
 		if (err)
@@ -248,7 +267,7 @@ static int xdp_upgrade(const char *pin_dir, int ifindex, __u32 slot, const struc
 			usleep(RN_XDP_SWAP_GRACE_US);
 		}
 		if (!err)
-			err = detach_id(ifindex, f->id);
+			err = detach_others(ifindex, id);
 		if (!old && !err)
 			err = set_gen(pin_dir, slot, next);
 		if (err) {
@@ -267,6 +286,7 @@ static int xdp_upgrade(const char *pin_dir, int ifindex, __u32 slot, const struc
 int rn_xdp_attach(const char *pin_dir, int ifindex, __u32 slot, enum rn_xdp_mode mode,
 		  __u8 *gen, enum rn_xdp_state *state, struct rn_error *e)
 {
+	struct rn_prog_tag want;
 	struct xdp_found f;
 	char msg[256];
 	/* a fresh program gets a generation, so its upgrade can be exact */
@@ -276,10 +296,12 @@ int rn_xdp_attach(const char *pin_dir, int ifindex, __u32 slot, enum rn_xdp_mode
 	*state = RN_XDP_NONE;
 	if (mode == RN_XDP_MODE_OFF)
 		return 0;
-	if (find_ours(ifindex, &f)) {
+	if (find_ours(ifindex, NULL, &f)) {
 		*state = state_of(f.mode);
 		rn_debug("ifindex %d: %s already attached (%s)", ifindex, RN_XDP_PROG_NAME,
 			 *state == RN_XDP_SKB ? "skb" : "native");
+		if (f.n > 1 && !build_tag(pin_dir, slot, &want))
+			find_ours(ifindex, &want, &f);
 		return xdp_upgrade(pin_dir, ifindex, slot, &f, gen, e);
 	}
 	if (mode != RN_XDP_MODE_SKB) {
