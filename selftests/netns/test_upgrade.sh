@@ -160,6 +160,9 @@ check_eq "older layout: one line" "$(wc -l <<<"$out")" 1
 check "older layout: it names a map and what to do" \
 	grep -q "rn_[a-z_]*_v0 is a map of another layout.*--uninstall" <<<"$out"
 check_eq "older layout: programs untouched" "$(progs)" "$before"
+out=$(rn_ctl stats 2>&1); rc=$?
+check "older layout: the CLI (and CNI) of this build say the same in one line" \
+	test $rc -ne 0 -a "$(wc -l <<<"$out")" = 1 -a -n "$(grep "_v0 is a map of another layout" <<<"$out")"
 check "older layout: this build's --uninstall" rn_in_node "$NEW" --pin-dir "$RN_PIN" --uninstall -q
 check_eq "older layout: its programs are gone from roce0" \
 	"$(rn_in_node bpftool -j net show dev roce0 | jq -c '[.[0].xdp[]?, .[0].tc[]?] | length')" 0

@@ -58,6 +58,10 @@ int rn_maps_open(struct rn_maps *m, const char *pin_dir, struct rn_error *e)
 			int err = -errno;
 
 			rn_maps_close(m);
+			/* the CNI plugin and the CLI of a new build beside an old
+			 * build's data path: say that, not "not running" */
+			if (err == -ENOENT && rn_maps_layout_check(pin_dir, e))
+				return err;
 			if (err == -ENOENT)
 				return rn_fail(e, err, "%s is not pinned: is rdmanetd running?", path);
 			return rn_fail(e, err, "open %s: %s", path, strerror(-err));
