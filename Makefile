@@ -39,7 +39,8 @@ LDLIBS  += $(PKG_LIBS) -lelf -lz -lpthread
 CLANG_BPF_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 | \
 	sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Wno-unused-function \
-	      -I. -Iinclude $(CLANG_BPF_SYS_INCLUDES)
+	      -I. -Iinclude $(CLANG_BPF_SYS_INCLUDES) \
+	      $(if $(BPF_VARIANT),-DRN_BUILD_VARIANT=$(BPF_VARIANT))
 
 BPF_SRCS   := $(wildcard bpf/*.bpf.c)
 BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(OUT)/bpf/%.bpf.o,$(BPF_SRCS))
@@ -76,12 +77,17 @@ TEST_BPF_OBJS  := $(patsubst selftests/%.bpf.c,$(OUT)/selftests/%.bpf.o,$(TEST_B
 BENCH_SRCS     := $(wildcard selftests/bench/*.c)
 BENCH_BINS     := $(patsubst selftests/bench/%.c,$(OUT)/bench/%,$(BENCH_SRCS))
 
-.PHONY: all help deps print-deps test test-fresh demo-fresh bench demo vmlinux install uninstall clean fuzz fuzz-long check-deps
+.PHONY: FORCE all help deps print-deps test test-fresh demo-fresh bench demo vmlinux install uninstall clean fuzz fuzz-long check-deps
 .DEFAULT_GOAL := all
 # skeletons and objects are inputs of other rules, not throwaway intermediates
 .SECONDARY:
 
-all: $(BINS) $(TEST_BINS) $(TOOLS) $(BENCH_BINS) $(TEST_BPF_OBJS)
+# "The next version" for selftests/netns/test_upgrade.sh: the same agent
+# built again into $(OUT)/variant with BPF_VARIANT=1 (bpf/build_variant.h),
+# so its programs' code and kernel tags differ from the real build's.
+VARIANT_AGENT := $(OUT)/variant/bin/rdmanetd
+
+all: $(BINS) $(TEST_BINS) $(TOOLS) $(BENCH_BINS) $(TEST_BPF_OBJS) $(if $(BPF_VARIANT),,$(VARIANT_AGENT))
 
 help:
 	@echo "make deps     install every build and test dependency (apt-get; idempotent)"
@@ -141,6 +147,11 @@ $(OUT)/bin/rdmanetd: $(AGENT_OBJS) $(LIB)
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+ifeq ($(BPF_VARIANT),)
+$(VARIANT_AGENT): FORCE
+	$(Q)$(MAKE) -s --no-print-directory OUT=$(OUT)/variant BPF_VARIANT=1 $@
+endif
 
 $(OUT)/bin/rdmanetctl: $(CTL_OBJS) $(LIB)
 	$(call msg,LD,$@)

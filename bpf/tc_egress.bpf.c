@@ -2,6 +2,7 @@
 /* tc egress on a RoCE master: per-pod tx accounting by source MAC, RoCEv2
  * DSCP/ECN marking, source-address policy. Host traffic is marked and
  * counted as "unknown" but never policed. */
+#include "build_variant.h"
 #include "parse.h"
 #include "count.h"
 #include "mark.h"
@@ -27,6 +28,8 @@ int rn_tc_egress(struct __sk_buff *skb)
 	__u32 segs, slot;
 	__u64 bytes;
 	int cls;
+
+	RN_VARIANT_MARK();
 
 	if (!m || !mc)
 		return RN_TC_ACT_OK;

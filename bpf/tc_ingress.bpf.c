@@ -8,6 +8,7 @@
  * - on a master without XDP (xdp_mode off, or veth under auto, where XDP
  *   costs a copy of every GSO skb), it does the rx accounting the XDP
  *   program would, with exact segment counts from the skb. */
+#include "build_variant.h"
 #include "parse.h"
 #include "count.h"
 #include "mark.h"
@@ -29,6 +30,8 @@ int rn_tc_ingress(struct __sk_buff *skb)
 	__u32 segs, src;
 	__u64 bytes;
 	int cls, verdict, rx_here;
+
+	RN_VARIANT_MARK();
 
 	if (!m || !mc)
 		return RN_TC_ACT_OK;

@@ -2,6 +2,7 @@
 /* XDP on a RoCE master: per-pod rx accounting by destination MAC (or IP for
  * ipvlan pods), ECN-CE counting on RoCE, malformed and unknown frames per
  * master. Always XDP_PASS: this program observes, it never decides. */
+#include "build_variant.h"
 #include "parse.h"
 #include "count.h"
 #include "master_state.h"
@@ -15,6 +16,10 @@ struct {
 	__uint(XDP_PASS, 1);
 } XDP_RUN_CONFIG(rn_xdp_rx);
 
+/* This instance's generation (struct rn_master.xdp_gen): it counts only
+ * while the master names it, or names none. */
+const volatile __u8 rn_xdp_gen = 0;
+
 SEC("xdp.frags")
 int rn_xdp_rx(struct xdp_md *ctx)
 {
@@ -27,7 +32,9 @@ int rn_xdp_rx(struct xdp_md *ctx)
 	__u32 len, segs;
 	int cls;
 
-	if (!m || !mc)
+	RN_VARIANT_MARK();
+
+	if (!m || !mc || (m->xdp_gen && m->xdp_gen != rn_xdp_gen))
 		return XDP_PASS;
 	len = data_end - data;
 	cls = rn_parse(&p, data, data_end, len);

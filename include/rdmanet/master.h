@@ -30,7 +30,10 @@ struct rn_master {
 	__u8 xdp;		/* enum rn_xdp_state */
 	__u8 tc;		/* enum rn_tc_state */
 	__u8 flags;
-	__u8 pad;
+	/* Which of our XDP programs counts: the one loaded with this value
+	 * (0: any). An upgrade puts the new program in the dispatcher beside
+	 * the old one and then flips this, so a packet is counted once. */
+	__u8 xdp_gen;
 	char ifname[RN_IFNAMSIZ];
 };
 

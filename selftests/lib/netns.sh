@@ -17,7 +17,8 @@
 #   rn_agent_config FILE [POLICY] [extra master JSON]  write an agent config
 #                            (RN_MAX_PODS sets bpf.max_pods)
 #   rn_agent_start CONFIG [ARGS...]  start rdmanetd in the background (RN_AGENT_PID),
-#                            wait attach; ARGS go to rdmanetd
+#                            wait attach; ARGS go to rdmanetd; RN_AGENT_BIN
+#                            picks another build's agent
 #   rn_agent_stop            SIGTERM the agent and wait
 #   rn_topo_down             agent --uninstall, delete netns, remove pins (trap this)
 #   rn_map_u64s PINNED_MAP   the values of a pinned __u64 array, in key order
@@ -80,7 +81,7 @@ rn_agent_start() {
 	# wait for this one's own "attached" log line
 	before=$(grep -c "master(s) attached" "$RN_TMP/agent.log" 2>/dev/null)
 	# nsenter execs the agent: $! is the agent itself, so signals reach it
-	nsenter --net=/run/netns/"$RN_NODE" "$RN_BUILD/bin/rdmanetd" --config "$1" "${@:2}" \
+	nsenter --net=/run/netns/"$RN_NODE" "${RN_AGENT_BIN:-$RN_BUILD/bin/rdmanetd}" --config "$1" "${@:2}" \
 		>>"$RN_TMP/agent.log" 2>&1 &
 	RN_AGENT_PID=$!
 	for _ in $(seq 100); do

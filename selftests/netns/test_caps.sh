@@ -3,8 +3,8 @@
 # deploy/rdmanetd-daemonset.yaml) are enough, and each is needed: the agent
 # runs under a bounding set of exactly those (setpriv; as root, an exec
 # then holds the bounding set and nothing else), attaches XDP (skb mode, so
-# libxdp's dispatcher is used even on a veth) and tc, and a restart finds
-# what it attached. Then capabilities are taken away and the call that
+# libxdp's dispatcher is used even on a veth) and tc, a restart finds
+# what it attached, and an upgrade to other program code replaces it. Then capabilities are taken away and the call that
 # needed them fails. (The kernel's bpf_capable() and perfmon_capable() also
 # accept CAP_SYS_ADMIN, so BPF and PERFMON are shown needed with SYS_ADMIN
 # absent too.)
@@ -21,9 +21,9 @@ command -v setpriv >/dev/null || { tap_fail "setpriv (util-linux)"; tap_done; }
 rn_topo_up || { tap_fail "create network namespaces (root, iproute2)"; tap_done; }
 rn_agent_config "$RN_TMP/c.json" monitor '"xdp_mode": "skb"'
 
-agent() {	# agent BOUNDING_SET: one --once run; its log in $RN_TMP/once.log
+agent() {	# agent BOUNDING_SET [BINARY]: one --once run; its log in $RN_TMP/once.log
 	nsenter --net=/run/netns/"$RN_NODE" setpriv --bounding-set "$1" --inh-caps=-all \
-		"$RN_BUILD/bin/rdmanetd" --config "$RN_TMP/c.json" --once >"$RN_TMP/once.log" 2>&1
+		"${2:-$RN_BUILD/bin/rdmanetd}" --config "$RN_TMP/c.json" --once >"$RN_TMP/once.log" 2>&1
 	local rc=$?
 	sed 's/^/#   /' "$RN_TMP/once.log"
 	return $rc
@@ -38,6 +38,13 @@ before=$(progs)
 check "restart with them" agent "-all$CAPS"
 check_eq "the restart found its programs" "$(attached)" "xdp skb, tc tcx"
 check_eq "nothing reattached" "$(progs)" "$before"
+# an upgrade (the variant build: other program code) and back, with them
+check "upgrade with them" agent "-all$CAPS" "$RN_BUILD/variant/bin/rdmanetd"
+check_eq "upgrade: tc egress, tc ingress and XDP replaced in place" \
+	"$(grep -c "upgraded in place" "$RN_TMP/once.log")" 3
+check_eq "upgrade: still attached" "$(attached)" "xdp skb, tc tcx"
+check "downgrade with them" agent "-all$CAPS"
+check_eq "downgrade: all three replaced" "$(grep -c "upgraded in place" "$RN_TMP/once.log")" 3
 
 agent "-all,+bpf,+net_admin,+perfmon"
 check_eq "restart without SYS_ADMIN: the attached dispatcher cannot be opened by id, XDP lost" \

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
@@ -97,6 +98,7 @@ static int setup_one(const struct rn_config *c, const struct rn_maps *m,
 	ms.dscp_cnp = (__u8)c->qos.cnp_dscp;
 	ms.xdp = old.xdp;
 	ms.tc = old.tc;
+	ms.xdp_gen = old.xdp_gen;
 	ms.flags = (__u8)(RN_MASTER_F_IN_USE | (old.flags & (RN_MASTER_F_IP_KEYED | RN_MASTER_F_OWN_QDISC)));
 	memcpy(ms.ifname, nd.ifname, sizeof(ms.ifname));
 	/* config first: the programs read it from their first packet on */
@@ -114,7 +116,8 @@ static int setup_one(const struct rn_config *c, const struct rn_maps *m,
 		/* rx accounting moves to tc ingress; ours must not count twice */
 		if (rn_xdp_detach(nd.ifindex, &e))
 			rn_err("master %s: %s", mc->ifname, e.msg);
-	} else if (rn_xdp_attach(c->bpf.pin_dir, nd.ifindex, key, xdp_mode, &xdp, &e)) {
+	} else if (rn_xdp_attach(c->bpf.pin_dir, nd.ifindex, key, xdp_mode, &ms.xdp_gen,
+					&xdp, &e)) {
 		rn_err("master %s: %s", mc->ifname, e.msg);
 	}
 
@@ -239,4 +242,28 @@ int rn_masters_teardown(const struct rn_config *c, const struct rn_maps *m)
 		release_slot(c, m, s, &ms);
 	}
 	return 0;
+}
+
+int rn_masters_detach_unknown(const struct rn_config *c)
+{
+	struct if_nameindex *ifs = if_nameindex(), *i;
+	struct rn_error e = { 0 };
+	int n = 0;
+
+	if (!ifs) {
+		rn_err("list network interfaces: %s", strerror(errno));
+		return -errno;
+	}
+	for (i = ifs; i->if_index; i++) {
+		/* by name (and handle/priority for clsact, pin for tcx): nothing
+		 * but an rdmanet program is touched; a clsact qdisc is kept, as
+		 * nobody knows any more whether we created it */
+		if (rn_xdp_detach((int)i->if_index, &e))
+			rn_warn("%s: %s", i->if_name, e.msg);
+		if (rn_tc_detach(c->bpf.pin_dir, (int)i->if_index, false, &e))
+			rn_warn("%s: %s", i->if_name, e.msg);
+		n++;
+	}
+	if_freenameindex(ifs);
+	return n;
 }

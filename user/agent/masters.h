@@ -14,5 +14,9 @@
 int rn_masters_reconcile(const struct rn_config *c, const struct rn_maps *m);
 /* Detaches everything from every in-use master slot and clears it. */
 int rn_masters_teardown(const struct rn_config *c, const struct rn_maps *m);
+/* Without maps of this build's layout the masters are unknown (another
+ * build's agent attached them): takes our programs off every interface of
+ * this netns instead. Returns the number of interfaces looked at. */
+int rn_masters_detach_unknown(const struct rn_config *c);
 
 #endif

@@ -101,6 +101,11 @@ static int uninstall(const struct rn_config *c)
 	if (!rn_maps_open(&m, c->bpf.pin_dir, &e)) {
 		rn_masters_teardown(c, &m);
 		rn_maps_close(&m);
+	} else if (rn_maps_layout_check(c->bpf.pin_dir, &e)) {
+		/* an agent of another layout attached what is there */
+		rn_info("maps of another layout version under %s: taking rdmanet's programs "
+			"off every interface", c->bpf.pin_dir);
+		rn_masters_detach_unknown(c);
 	} else {
 		rn_warn("%s", e.msg);
 	}
@@ -209,6 +214,13 @@ static int run(struct rn_config *c, struct rn_config_watch *w, const char *publi
 	lock = rn_pin_lock_agent(c->bpf.pin_dir, &e);
 	if (lock < 0) {
 		rn_err("%s", e.msg);
+		return 1;
+	}
+	/* before anything is created or attached: the old layout's programs
+	 * keep running, untouched, until the operator acts on the message */
+	if (rn_maps_layout_check(c->bpf.pin_dir, &e)) {
+		rn_err("%s", e.msg);
+		rn_pin_unlock(lock);
 		return 1;
 	}
 	/* a restart finds every map pinned: creating them would load a BPF

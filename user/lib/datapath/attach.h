@@ -3,7 +3,9 @@
  * off again. Every attachment outlives the agent: XDP through the libxdp
  * dispatcher (pinned by libxdp), tc through pinned tcx links or a clsact
  * filter. Each step first checks whether our program is already there, so
- * an agent restart reattaches nothing and loses no packet. */
+ * an agent restart reattaches nothing and loses no packet; one of another
+ * build (its kernel tag is not this build's, prog_tag.h) is replaced in
+ * place, with no packet seen by neither program or counted by both. */
 #ifndef RDMANET_ATTACH_H
 #define RDMANET_ATTACH_H
 
@@ -29,9 +31,12 @@ int rn_maps_create(const char *pin_dir, unsigned int max_pods, struct rn_error *
 struct bpf_object;
 void rn_maps_size_like_pins(struct bpf_object *obj, const char *pin_dir, unsigned int max_pods);
 
-/* mode: config's xdp_mode. *state: enum rn_xdp_state now attached. */
+/* mode: config's xdp_mode. *gen: the master's xdp_gen (struct rn_master),
+ * in and out: the one the attached program now counts under; written to
+ * the pinned master entry mid-upgrade, the caller keeps it when it writes
+ * the entry. *state: enum rn_xdp_state now attached. */
 int rn_xdp_attach(const char *pin_dir, int ifindex, __u32 slot, enum rn_xdp_mode mode,
-		  enum rn_xdp_state *state, struct rn_error *e);
+		  __u8 *gen, enum rn_xdp_state *state, struct rn_error *e);
 int rn_xdp_detach(int ifindex, struct rn_error *e);
 
 /* ingress: the bridge-mode program, else egress. mode: auto tries tcx and

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "map_sizes_user.h"
 #include "pin.h"
+#include "prog_tag.h"
 #include "tc_egress.skel.h"
 #include "tc_ingress.skel.h"
 
@@ -30,7 +31,7 @@ static int link_pin_path(char *path, size_t size, const char *pin_dir, int ifind
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-static int prog_id_is(__u32 id, const char *name)
+static __u32 prog_id_if(__u32 id, const char *name)
 {
 	struct bpf_prog_info info;
 	__u32 len = sizeof(info);
@@ -41,29 +42,36 @@ static int prog_id_is(__u32 id, const char *name)
 	memset(&info, 0, sizeof(info));
 	ok = !bpf_prog_get_info_by_fd(fd, &info, &len) && !strcmp(info.name, name);
 	close(fd);
-	return ok;
+	return ok ? id : 0;
 }
 
-/* A pinned tcx link of ours, still attached to this ifindex? Stale pins
- * (device gone, link defunct) are removed. */
-static int tcx_ours(const char *path, int ifindex, bool ingress)
+/* A pinned tcx link of ours, still attached to this ifindex? Returns its
+ * program's id and the link's fd in *link_fd, or 0. Stale pins (device
+ * gone, link defunct) are removed. */
+static __u32 tcx_ours(const char *path, int ifindex, bool ingress, int *link_fd)
 {
 	struct bpf_link_info info;
-	__u32 len = sizeof(info);
-	int fd = bpf_obj_get(path), ok;
+	__u32 len = sizeof(info), id = 0;
+	int fd = bpf_obj_get(path);
 
+	*link_fd = -1;
 	if (fd < 0)
 		return 0;
 	memset(&info, 0, sizeof(info));
-	ok = !bpf_link_get_info_by_fd(fd, &info, &len) && info.type == BPF_LINK_TYPE_TCX &&
-	     (int)info.tcx.ifindex == ifindex && prog_id_is(info.prog_id, prog_name(ingress));
+	if (!bpf_link_get_info_by_fd(fd, &info, &len) && info.type == BPF_LINK_TYPE_TCX &&
+	    (int)info.tcx.ifindex == ifindex)
+		id = prog_id_if(info.prog_id, prog_name(ingress));
+	if (id) {
+		*link_fd = fd;
+		return id;
+	}
 	close(fd);
-	if (!ok)
-		unlink(path);
-	return ok;
+	unlink(path);
+	return 0;
 }
 
-static int clsact_ours(int ifindex, bool ingress)
+/* The id of our clsact filter's program on this hook, or 0. */
+static __u32 clsact_ours(int ifindex, bool ingress)
 {
 	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
 			    .attach_point = ingress ? BPF_TC_INGRESS : BPF_TC_EGRESS);
@@ -73,7 +81,7 @@ static int clsact_ours(int ifindex, bool ingress)
 	rn_log_libbpf_quiet(1);
 	err = bpf_tc_query(&hook, &opts);
 	rn_log_libbpf_quiet(0);
-	return !err && prog_id_is(opts.prog_id, prog_name(ingress));
+	return err ? 0 : prog_id_if(opts.prog_id, prog_name(ingress));
 }
 
 struct tc_skel {
@@ -82,9 +90,15 @@ struct tc_skel {
 	int prog_fd;
 };
 
+static enum rn_prog_kind prog_kind(bool ingress)
+{
+	return ingress ? RN_PROG_TC_INGRESS : RN_PROG_TC_EGRESS;
+}
+
 static int tc_load(struct tc_skel *t, const char *pin_dir, __u32 slot, bool ingress)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = pin_dir);
+	struct rn_prog_tag tag;
 	int err;
 
 	memset(t, 0, sizeof(*t));
@@ -107,6 +121,8 @@ static int tc_load(struct tc_skel *t, const char *pin_dir, __u32 slot, bool ingr
 		if (!err)
 			t->prog_fd = bpf_program__fd(t->egress->progs.rn_tc_egress);
 	}
+	if (!err && !rn_prog_tag_of_fd(t->prog_fd, &tag))
+		rn_build_tag_put(prog_kind(ingress), slot, &tag);
 	return err;
 }
 
@@ -114,6 +130,86 @@ static void tc_unload(struct tc_skel *t)
 {
 	tc_egress__destroy(t->egress);
 	tc_ingress__destroy(t->ingress);
+}
+
+/* 1 if the attached program (id) is this build's, 0 if another build's,
+ * or a negative errno. The first look per (hook, slot) loads this build's
+ * program to learn its tag. */
+static int same_build(__u32 id, const char *pin_dir, __u32 slot, bool ingress,
+		      struct rn_prog_tag *have, struct rn_prog_tag *want)
+{
+	struct tc_skel t;
+	int err = rn_prog_tag_of_id(id, have);
+
+	if (err)
+		return err;
+	if (!rn_build_tag_get(prog_kind(ingress), slot, want)) {
+		err = tc_load(&t, pin_dir, slot, ingress);
+		tc_unload(&t);
+		if (err)
+			return err;
+		if (!rn_build_tag_get(prog_kind(ingress), slot, want))
+			return -EIO;
+	}
+	return rn_prog_tag_eq(have, want);
+}
+
+/* Our program is attached (tcx link_fd, or the clsact filter when
+ * link_fd < 0): keep it if it is this build's, else put this build's in
+ * its place in one step. A tcx link update and a cls_bpf filter change
+ * with the same handle and priority both swap the program under RCU:
+ * every packet meets either the old program or the new one, never
+ * neither, never both. BPF_F_REPLACE makes the update fail rather than
+ * replace a program someone else put there meanwhile. */
+static int tc_upgrade(const char *pin_dir, int ifindex, __u32 slot, bool ingress, int link_fd,
+		      __u32 old_id, struct rn_error *e)
+{
+	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
+			    .attach_point = ingress ? BPF_TC_INGRESS : BPF_TC_EGRESS);
+	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = RN_TC_HANDLE, .priority = RN_TC_PRIO,
+			    .flags = BPF_TC_F_REPLACE);
+	struct rn_prog_tag have, want;
+	char h[2 * BPF_TAG_SIZE + 1], w[2 * BPF_TAG_SIZE + 1];
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+	struct tc_skel t;
+	int err, old_fd;
+
+	err = same_build(old_id, pin_dir, slot, ingress, &have, &want);
+	if (err > 0)
+		return 0;
+	if (err < 0)
+		return rn_fail(e, err, "%s (id %u) on ifindex %d: cannot tell whether it is this "
+			       "build's: %s", prog_name(ingress), old_id, ifindex, strerror(-err));
+	err = tc_load(&t, pin_dir, slot, ingress);
+	if (err) {
+		tc_unload(&t);
+		return rn_fail(e, err, "load %s: %s", prog_name(ingress), strerror(-err));
+	}
+	if (link_fd >= 0) {
+		LIBBPF_OPTS(bpf_link_update_opts, uo, .flags = BPF_F_REPLACE);
+
+		old_fd = bpf_prog_get_fd_by_id(old_id);
+		uo.old_prog_fd = old_fd;
+		err = old_fd < 0 ? -errno : bpf_link_update(link_fd, t.prog_fd, &uo);
+		if (old_fd >= 0)
+			close(old_fd);
+	} else {
+		opts.prog_fd = t.prog_fd;
+		err = bpf_tc_attach(&hook, &opts);
+	}
+	memset(&info, 0, sizeof(info));
+	if (!err)
+		bpf_prog_get_info_by_fd(t.prog_fd, &info, &len);
+	tc_unload(&t);
+	if (err)
+		return rn_fail(e, err, "replace %s of another build on ifindex %d (%s): %s",
+			       prog_name(ingress), ifindex, link_fd >= 0 ? "tcx link update" :
+			       "clsact filter replace", strerror(-err));
+	rn_info("ifindex %d: %s upgraded in place (%s): id %u tag %s -> id %u tag %s",
+		ifindex, prog_name(ingress), link_fd >= 0 ? "tcx link update" : "clsact filter replace",
+		old_id, rn_prog_tag_str(&have, h), info.id, rn_prog_tag_str(&want, w));
+	return 0;
 }
 
 int rn_tc_attach(const char *pin_dir, int ifindex, __u32 slot, bool ingress,
@@ -126,17 +222,22 @@ int rn_tc_attach(const char *pin_dir, int ifindex, __u32 slot, bool ingress,
 	char path[PATH_MAX];
 	struct tc_skel t;
 	int err, link;
+	__u32 id;
 
 	*state = RN_TC_NONE;
 	if (link_pin_path(path, sizeof(path), pin_dir, ifindex, ingress))
 		return rn_fail(e, -ENAMETOOLONG, "pin dir %s: path too long", pin_dir);
-	if (tcx_ours(path, ifindex, ingress)) {
+	id = tcx_ours(path, ifindex, ingress, &link);
+	if (id) {
 		*state = RN_TC_TCX;
-		return 0;
+		err = tc_upgrade(pin_dir, ifindex, slot, ingress, link, id, e);
+		close(link);
+		return err;
 	}
-	if (clsact_ours(ifindex, ingress)) {
+	id = clsact_ours(ifindex, ingress);
+	if (id) {
 		*state = RN_TC_CLSACT;
-		return 0;
+		return tc_upgrade(pin_dir, ifindex, slot, ingress, -1, id, e);
 	}
 	err = tc_load(&t, pin_dir, slot, ingress);
 	if (err) {

@@ -58,6 +58,10 @@ int rn_maps_open(struct rn_maps *m, const char *pin_dir, struct rn_error *e)
 			int err = -errno;
 
 			rn_maps_close(m);
+			/* the CNI plugin and the CLI of a new build beside an old
+			 * build's data path: say that, not "not running" */
+			if (err == -ENOENT && rn_maps_layout_check(pin_dir, e))
+				return err;
 			if (err == -ENOENT)
 				return rn_fail(e, err, "%s is not pinned: is rdmanetd running?", path);
 			return rn_fail(e, err, "open %s: %s", path, strerror(-err));
@@ -91,6 +95,45 @@ static bool is_versioned_map_pin(const char *name)
 		if (*v < '0' || *v > '9')
 			return false;
 	return true;
+}
+
+/* The length of name without its "_v<N>" suffix. */
+static size_t base_len(const char *name)
+{
+	return (size_t)(strrchr(name, '_') - name);
+}
+
+int rn_maps_layout_check(const char *pin_dir, struct rn_error *e)
+{
+	struct dirent *de;
+	int err = 0;
+	DIR *d;
+
+	d = opendir(pin_dir);
+	if (!d)
+		return errno == ENOENT ? 0 : rn_fail(e, -errno, "open %s: %s", pin_dir,
+						      strerror(errno));
+	while (!err && (de = readdir(d))) {
+		size_t n;
+
+		if (!is_versioned_map_pin(de->d_name))
+			continue;
+		n = base_len(de->d_name);
+		for (int i = 0; i < RN_N_MAPS && !err; i++) {
+			if (base_len(rn_map_names[i]) != n ||
+			    strncmp(de->d_name, rn_map_names[i], n) ||
+			    !strcmp(de->d_name, rn_map_names[i]))
+				continue;
+			err = rn_fail(e, -EPROTO, "%s/%s is a map of another layout than this "
+				      "build's %s: the programs attached now use it and would not "
+				      "see pods registered by this build. Stop, run `rdmanetd "
+				      "--uninstall` (of this build or that one), start this build "
+				      "and register the pods again (counters start from zero)",
+				      pin_dir, de->d_name, rn_map_names[i]);
+		}
+	}
+	closedir(d);
+	return err;
 }
 
 int rn_maps_unpin(const char *pin_dir, struct rn_error *e)

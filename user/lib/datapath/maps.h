@@ -31,6 +31,11 @@ extern const char *const rn_map_names[RN_N_MAPS];
  * rdmanetd if they are not there. */
 int rn_maps_open(struct rn_maps *m, const char *pin_dir, struct rn_error *e);
 void rn_maps_close(struct rn_maps *m);
+/* Fails with one line saying what to do if pin_dir holds one of our maps
+ * in another layout version (rn_pods_v2 where this build has rn_pods_v1):
+ * an agent of that build attached programs that use those maps, and this
+ * build cannot carry them over. */
+int rn_maps_layout_check(const char *pin_dir, struct rn_error *e);
 /* Removes the pins of this build's maps and of every other layout version
  * (rn_<name>_v<N>) in pin_dir (maps live on while programs hold them). */
 int rn_maps_unpin(const char *pin_dir, struct rn_error *e);
