@@ -94,6 +94,7 @@ struct dp_server {
 	double reload_at[4];		/* model reloads due (0: none) */
 	double periodic_at;
 	int pending_shutdowns;
+	bool settled;			/* start-up over (every resource served and registered) */
 };
 
 double dp_now(void);

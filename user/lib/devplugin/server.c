@@ -15,6 +15,7 @@
 
 #include "devplugin/grpc_internal.h"
 #include "log.h"
+#include "mem_trim.h"
 #include "rdma/rdma_config.h"
 #include "rdma/sysfs_attr.h"
 
@@ -110,6 +111,18 @@ static bool due(double *at, double now)
 	return true;
 }
 
+/* Once every resource is served and registered, start-up is over: what
+ * it faulted in and no longer uses goes (loading gRPC and its C++
+ * libraries, their constructors, the first servers and channels). */
+static void settle(struct dp_server *s)
+{
+	for (int i = 0; i < s->n_res; i++)
+		if (s->res[i].state != DP_SRV_UP || (!s->watcher && s->res[i].reg != DP_REG_DONE))
+			return;
+	s->settled = true;
+	rn_mem_trim();
+}
+
 static void housekeeping(struct dp_server *s)
 {
 	double now = dp_now();
@@ -147,6 +160,8 @@ static void housekeeping(struct dp_server *s)
 		if (r->reg == DP_REG_IDLE || (r->reg == DP_REG_WAIT && now >= r->reg_retry_at))
 			dp_register_start(r);
 	}
+	if (!s->settled)
+		settle(s);
 }
 
 static void run_event(grpc_event ev)
@@ -263,6 +278,11 @@ struct rn_dp_server *rn_dp_start(const struct rn_config *c, struct rn_error *e)
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	grpc_init();
 	s->cq = grpc_completion_queue_create_for_next(NULL);
+	/* loading gRPC relocated it and its C++ libraries (reading their
+	 * symbol tables) and ran their constructors: pages not needed again.
+	 * Given back before the plugin thread's servers and channels add
+	 * theirs, they do not add up to the peak; settle() trims again. */
+	rn_mem_trim();
 	dp_events_open(s);
 	err = pthread_create(&s->thread, NULL, thread_main, s);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
