@@ -95,6 +95,7 @@ struct dp_server {
 	double periodic_at;
 	int pending_shutdowns;
 	bool settled;			/* start-up over (every resource served and registered) */
+	double settle_by;		/* or over anyway at this time */
 };
 
 double dp_now(void);

@@ -21,6 +21,7 @@
 
 #define TICK_MS 100
 #define SERVE_RETRY_S 2.0
+#define SETTLE_S 60.0
 
 void dp_schedule_reload(struct dp_server *s)
 {
@@ -111,12 +112,13 @@ static bool due(double *at, double now)
 	return true;
 }
 
-/* Once every resource is served and registered, start-up is over: what
- * it faulted in and no longer uses goes (loading gRPC and its C++
- * libraries, their constructors, the first servers and channels). */
-static void settle(struct dp_server *s)
+/* Once every resource is served and registered (or SETTLE_S after the
+ * thread started, kubelet or not), start-up is over: what it faulted in
+ * and no longer uses goes (loading gRPC and its C++ libraries, their
+ * constructors, the first servers and channels). */
+static void settle(struct dp_server *s, double now)
 {
-	for (int i = 0; i < s->n_res; i++)
+	for (int i = 0; i < s->n_res && now < s->settle_by; i++)
 		if (s->res[i].state != DP_SRV_UP || (!s->watcher && s->res[i].reg != DP_REG_DONE))
 			return;
 	s->settled = true;
@@ -161,7 +163,7 @@ static void housekeeping(struct dp_server *s)
 			dp_register_start(r);
 	}
 	if (!s->settled)
-		settle(s);
+		settle(s, now);
 }
 
 static void run_event(grpc_event ev)
@@ -204,6 +206,7 @@ static void *thread_main(void *arg)
 	struct dp_server *s = arg;
 
 	dp_reload(s);
+	s->settle_by = dp_now() + SETTLE_S;
 	s->periodic_at = dp_now() + (s->cfg.periodic_s > 0 ? s->cfg.periodic_s : 0);
 	while (!atomic_load(&s->stop)) {
 		housekeeping(s);
