@@ -10,6 +10,9 @@
 # The HCAs are the ConnectX-5 fixture tree; the netdev of rail 2 is made
 # the node's real roce0 (a sysfs of the node's netns mounted under the run
 # dir, linked from the fixture), so taking roce0 down is a real link event.
+#
+# RN_BENCH_SMAPS=DIR keeps the agent's /proc/PID/{smaps,status} where RSS is
+# read (DIR/{plain,dp}.{smaps,status}), for a breakdown by mapping.
 . "$RN_SRC/selftests/lib/tap.sh"
 . "$RN_SRC/selftests/lib/netns.sh"
 . "$RN_SRC/selftests/devplugin/lib.sh"
@@ -52,12 +55,19 @@ register_pods() {
 	done
 }
 rss() { awk "/$1/ {print \$2}" /proc/"$RN_AGENT_PID"/status; }
+keep_smaps() {
+	[ -n "${RN_BENCH_SMAPS:-}" ] || return 0
+	mkdir -p "$RN_BENCH_SMAPS"
+	cat /proc/"$RN_AGENT_PID"/smaps >"$RN_BENCH_SMAPS/$1.smaps"
+	cat /proc/"$RN_AGENT_PID"/status >"$RN_BENCH_SMAPS/$1.status"
+}
 
 # baseline: the same agent, no device plugin
 rn_agent_start "$RN_TMP/plain.json" >/dev/null || exit 1
 register_pods || exit 1
 sleep 3
 base_rss=$(rss VmRSS) base_hwm=$(rss VmHWM)
+keep_smaps plain
 rn_agent_stop
 rn_in_node "$RN_BUILD/bin/rdmanetd" --pin-dir "$RN_PIN" --uninstall -q
 
@@ -71,6 +81,7 @@ done
 register_pods || exit 1
 sleep 3
 rss=$(rss VmRSS) hwm=$(rss VmHWM)
+keep_smaps dp
 
 G=spidernet.io/shared_cx5_gpu1	# ens1f1np1, i.e. roce0
 downs=()

@@ -20,6 +20,8 @@ int rn_export_textfile(const struct rn_config *c, const char *dir, struct rn_err
 	err = rn_textfile_open(&t, dir, RN_TEXTFILE_NAME, e);
 	if (!err) {
 		rn_metrics_datapath(t.f, &s);
+		/* done with the pod list: the families below read their own */
+		rn_stats_free(&s);
 		rn_metrics_pools(t.f, c);
 		rn_metrics_rdma(t.f, c);
 		rn_metrics_sriov(t.f, c);

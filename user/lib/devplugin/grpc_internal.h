@@ -96,6 +96,8 @@ struct dp_server {
 	double reload_at[4];		/* model reloads due (0: none) */
 	double periodic_at;
 	int pending_shutdowns;
+	bool settled;			/* start-up over (every resource served and registered) */
+	double settle_by;		/* or over anyway at this time */
 };
 
 double dp_now(void);

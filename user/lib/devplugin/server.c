@@ -15,11 +15,13 @@
 
 #include "devplugin/grpc_internal.h"
 #include "log.h"
+#include "mem_trim.h"
 #include "rdma/rdma_config.h"
 #include "rdma/sysfs_attr.h"
 
 #define TICK_MS 100
 #define SERVE_RETRY_S 2.0
+#define SETTLE_S 60.0
 
 void dp_schedule_reload(struct dp_server *s)
 {
@@ -125,6 +127,19 @@ static bool due(double *at, double now)
 	return true;
 }
 
+/* Once every resource is served and registered (or SETTLE_S after the
+ * thread started, kubelet or not), start-up is over: what it faulted in
+ * and no longer uses goes (loading gRPC and its C++ libraries, their
+ * constructors, the first servers and channels). */
+static void settle(struct dp_server *s, double now)
+{
+	for (int i = 0; i < s->n_res && now < s->settle_by; i++)
+		if (s->res[i].state != DP_SRV_UP || (!s->watcher && s->res[i].reg != DP_REG_DONE))
+			return;
+	s->settled = true;
+	rn_mem_trim();
+}
+
 static void housekeeping(struct dp_server *s)
 {
 	double now = dp_now();
@@ -163,6 +178,8 @@ static void housekeeping(struct dp_server *s)
 		if (r->reg == DP_REG_IDLE || (r->reg == DP_REG_WAIT && now >= r->reg_retry_at))
 			dp_register_start(r);
 	}
+	if (!s->settled)
+		settle(s, now);
 }
 
 static void run_event(grpc_event ev)
@@ -205,6 +222,7 @@ static void *thread_main(void *arg)
 	struct dp_server *s = arg;
 
 	dp_reload(s);
+	s->settle_by = dp_now() + SETTLE_S;
 	s->periodic_at = dp_now() + (s->cfg.periodic_s > 0 ? s->cfg.periodic_s : 0);
 	while (!atomic_load(&s->stop)) {
 		housekeeping(s);
@@ -281,6 +299,11 @@ struct rn_dp_server *rn_dp_start(const struct rn_config *c, struct rn_error *e)
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	grpc_init();
 	s->cq = grpc_completion_queue_create_for_next(NULL);
+	/* loading gRPC relocated it and its C++ libraries (reading their
+	 * symbol tables) and ran their constructors: pages not needed again.
+	 * Given back before the plugin thread's servers and channels add
+	 * theirs, they do not add up to the peak; settle() trims again. */
+	rn_mem_trim();
 	dp_events_open(s);
 	err = pthread_create(&s->thread, NULL, thread_main, s);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
