@@ -109,12 +109,22 @@ help:
 
 # --- BPF ------------------------------------------------------------------
 
-$(OUT)/bpf/%.bpf.o: bpf/%.bpf.c vmlinux.h $(wildcard bpf/*.h maps/*.h include/rdmanet/*.h)
+# the objects follow their flags too (a build dir made before a flag
+# changed would otherwise keep the old objects): the stamp is rewritten
+# only when BPF_CFLAGS differ from the last build's
+$(OUT)/bpf/.cflags: FORCE
+	$(Q)mkdir -p $(@D)
+	$(Q)echo '$(BPF_CFLAGS)' | cmp -s - $@ || echo '$(BPF_CFLAGS)' >$@
+FORCE:
+.PHONY: FORCE
+
+$(OUT)/bpf/%.bpf.o: bpf/%.bpf.c vmlinux.h $(wildcard bpf/*.h maps/*.h include/rdmanet/*.h) \
+		    $(OUT)/bpf/.cflags
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(OUT)/selftests/%.bpf.o: selftests/%.bpf.c vmlinux.h
+$(OUT)/selftests/%.bpf.o: selftests/%.bpf.c vmlinux.h $(OUT)/bpf/.cflags
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
