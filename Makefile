@@ -239,7 +239,7 @@ DEPS_PKGS := clang llvm gcc make pkg-config zlib1g-dev libxdp-dev xdp-tools \
 	busybox-static perftest qperf rdmacm-utils rdma-core ibverbs-utils ibverbs-providers kmod cpio \
 	xz-utils zstd binutils util-linux procps psmisc curl ca-certificates jq iputils-ping \
 	valgrind strace bc mount sqlite3 libgrpc-dev protobuf-c-compiler libprotobuf-c-dev python3-grpcio \
-	python3-grpc-tools podman runc python3 nodejs $(DEPS_NPM)
+	python3-grpc-tools python3-pkg-resources podman runc python3 nodejs $(DEPS_NPM)
 # npm: Debian's package, unless an npm is already there (NodeSource's nodejs
 # bundles npm and conflicts with Debian's npm package). selftests/deploy
 # installs its npm packages from its lock file with `npm ci`.

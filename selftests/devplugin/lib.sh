@@ -16,8 +16,17 @@ DP_LOG=$RN_TMP/kubelet.log
 DP_KUBELET_PID=
 DP_SINCE=0
 
+# grpc_tools.protoc needs pkg_resources, which Debian ships apart
+# (python3-pkg-resources): importing it is the test that the stubs can be made
 dp_have_python_grpc() {
-	$DP_PY -c 'import grpc, grpc_tools' 2>/dev/null
+	$DP_PY -c 'import grpc, grpc_tools.protoc' 2>/dev/null
+}
+
+# make deps installs them: a missing one is a failure, not a skip
+dp_require_python_grpc() {
+	dp_have_python_grpc && return 0
+	tap_fail "the fake kubelet's Python gRPC ($DP_PY: $($DP_PY -c 'import grpc, grpc_tools.protoc' 2>&1 | tail -n 1)); make deps installs python3-grpcio python3-grpc-tools python3-pkg-resources"
+	tap_done
 }
 
 dp_fixture() {

@@ -11,7 +11,7 @@
 NSYS=$RN_TMP/nsys
 trap 'dp_kubelet_stop; umount "$NSYS" 2>/dev/null; rn_topo_down' EXIT
 
-dp_have_python_grpc || tap_skip_all "python3-grpcio/python3-grpc-tools missing (make deps)"
+dp_require_python_grpc
 rn_topo_up || { tap_fail "create network namespaces (root, iproute2)"; tap_done; }
 dp_fixture cx5_healthy
 mkdir -p "$NSYS"

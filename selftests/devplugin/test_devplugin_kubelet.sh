@@ -10,7 +10,7 @@
 . "$RN_SRC/selftests/devplugin/lib.sh"
 trap 'dp_kubelet_stop; rn_topo_down' EXIT
 
-dp_have_python_grpc || tap_skip_all "python3-grpcio/python3-grpc-tools missing (make deps)"
+dp_require_python_grpc
 rn_topo_up || { tap_fail "create network namespaces (root, iproute2)"; tap_done; }
 dp_fixture cx5_healthy
 A=rdma/hca_shared_devices_a

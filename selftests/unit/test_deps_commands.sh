@@ -147,7 +147,76 @@ else
 	tap_skip "a package missing from make deps is caught" "xdp-loader is not installed or not used"
 fi
 
+# Python modules the tests' Python scripts import (and those run with
+# `python3 -m`), with everything they import in turn (grpc_tools.protoc
+# needs pkg_resources, which Debian ships apart): every file Debian's
+# python3 loads for them must come from an allowed package.
+py_module_files() {	# the files, one per line
+	/usr/bin/python3 - "$@" <<'PY'
+import ast, importlib, sys
+startup = set(sys.modules)	# what the interpreter loads for itself (site, .pth hooks)
+mods = set()
+for path in sys.argv[1:]:
+    tree = ast.parse(open(path).read(), path)
+    for node in tree.body:	# top level: what runs before the script's own code
+        if isinstance(node, ast.Import):
+            mods.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            mods.add(node.module)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.List):
+            vals = [e.value if isinstance(e, ast.Constant) else None for e in node.elts]
+            mods.update(v for k, v in zip(vals, vals[1:]) if k == '-m' and isinstance(v, str))
+for m in sorted(mods):
+    try:
+        importlib.import_module(m)
+    except Exception as e:
+        print("import-failed:%s:%s" % (m, e))
+for name, m in list(sys.modules.items()):
+    f = getattr(m, '__file__', None)
+    if f and name not in startup:
+        print(f)
+PY
+}
+
+check_python() {	# check_python ALLOWED_FILE: a TAP line per offending file, or one ok
+	local allowed=$1 f pkg bad=0
+	py_module_files "${pyscripts[@]}" | sort -u >"$tmp/pyfiles"
+	grep '^import-failed:' "$tmp/pyfiles" | while read -r f; do
+		tap_fail "python3 cannot import ${f#import-failed:}"
+	done
+	grep -q '^import-failed:' "$tmp/pyfiles" && bad=1
+	# one dpkg -S for all of them: "package: path"
+	# shellcheck disable=SC2046
+	dpkg -S $(grep -v '^import-failed:' "$tmp/pyfiles") 2>/dev/null | grep -v '^diversion' |
+		sed 's/, [^:]*:/:/' | awk -F': ' '{ p = $1; sub(/:[a-z0-9]+$/, "", p); print $2, p }' >"$tmp/pyowners"
+	while read -r f; do
+		pkg=$(awk -v f="$f" '$1 == f { print $2; exit }' "$tmp/pyowners")
+		if [ -z "$pkg" ]; then
+			tap_fail "python module file $f comes from no Debian package: make deps cannot install it"
+			bad=1
+		elif ! grep -qx "$pkg" "$allowed"; then
+			tap_fail "python module file $f comes from $pkg, which make deps does not install"
+			bad=1
+		fi
+	done < <(grep -v '^import-failed:' "$tmp/pyfiles")
+	[ $bad = 0 ] && tap_ok "every module file the tests' Python loads ($(wc -l <"$tmp/pyfiles")) comes from a package make deps installs"
+}
+
+mapfile -t pyscripts < <(find selftests deploy -name '*.py' -type f | sort)
+# the check can fail: without python3-pkg-resources, grpc_tools' pkg_resources is flagged
+# shellcheck disable=SC2046
+allowed_packages $(tr ' ' '\n' <<<"$deps" | grep -vx python3-pkg-resources) >"$tmp/allowed-less"
+if grep -qx python3-pkg-resources "$tmp/allowed-less"; then
+	tap_skip "a Python module missing from make deps is caught" "python3-pkg-resources is pulled in by another package"
+else
+	out=$(check_python "$tmp/allowed-less")
+	check "a Python module missing from make deps is caught (python3-pkg-resources dropped: pkg_resources flagged)" \
+		grep -q '^not ok .*pkg_resources.*python3-pkg-resources' <<<"$out"
+fi
+
 # shellcheck disable=SC2086
 allowed_packages $deps >"$tmp/allowed"
 check_commands "$tmp/allowed"
+check_python "$tmp/allowed"
 tap_done
