@@ -231,6 +231,11 @@ fuzz-long: deps $(FUZZ_BINS)
 # libbpf1 needs libelf1 0.192, and bookworm's libdw1 (valgrind, strace) pins
 # libelf1 to 0.188 unless libdw1 comes from backports too.
 
+# npm: Debian's package, unless an npm is already there (NodeSource's nodejs
+# bundles npm and conflicts with Debian's npm package). selftests/deploy
+# installs its npm packages from its lock file with `npm ci`. Defined before
+# DEPS_PKGS, which := expands at once.
+DEPS_NPM := $(if $(shell command -v npm 2>/dev/null),,npm)
 DEPS_PKGS := clang llvm gcc make pkg-config zlib1g-dev libxdp-dev xdp-tools \
 	libnl-3-dev libnl-route-3-dev libnl-genl-3-dev libjansson-dev libsqlite3-dev \
 	libcurl4-openssl-dev libibverbs-dev libcmocka-dev libclang-rt-14-dev \
@@ -240,10 +245,6 @@ DEPS_PKGS := clang llvm gcc make pkg-config zlib1g-dev libxdp-dev xdp-tools \
 	xz-utils zstd binutils util-linux procps psmisc curl ca-certificates jq iputils-ping \
 	valgrind strace bc mount sqlite3 libgrpc-dev protobuf-c-compiler libprotobuf-c-dev python3-grpcio \
 	python3-grpc-tools python3-pkg-resources podman runc python3 nodejs $(DEPS_NPM)
-# npm: Debian's package, unless an npm is already there (NodeSource's nodejs
-# bundles npm and conflicts with Debian's npm package). selftests/deploy
-# installs its npm packages from its lock file with `npm ci`.
-DEPS_NPM := $(if $(shell command -v npm 2>/dev/null),,npm)
 DEPS_BPO_PKGS := libbpf-dev libbpf1 bpftool libelf1 libelf-dev libdw1 linux-libc-dev
 
 deps:
