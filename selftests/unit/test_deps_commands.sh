@@ -110,7 +110,7 @@ check_commands() {
 		# where a Debian system finds it, not where this machine's PATH
 		# (pyenv shims, /usr/local) happens to find it first
 		if ! path=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin type -P "$w"); then
-			path=$(type -P "$w") || continue	# not a command here: data the heuristic took for one
+			path=$(type -P "$w") || { echo "$w" >>"$tmp/unfound"; continue; }	# not a command here: data the heuristic took for one
 			tap_fail "$w ($path, used in $files) is not in Debian's /usr/bin, /usr/sbin, /bin or /sbin: make deps cannot install it"
 			continue
 		fi
@@ -217,6 +217,8 @@ fi
 
 # shellcheck disable=SC2086
 allowed_packages $deps >"$tmp/allowed"
+: >"$tmp/unfound"
 check_commands "$tmp/allowed"
+tap_diag "words in command position that are no command here (data to the heuristic): $(sort -u "$tmp/unfound" | tr '\n' ' ')"
 check_python "$tmp/allowed"
 tap_done
