@@ -231,11 +231,11 @@ fuzz-long: deps $(FUZZ_BINS)
 # libbpf1 needs libelf1 0.192, and bookworm's libdw1 (valgrind, strace) pins
 # libelf1 to 0.188 unless libdw1 comes from backports too.
 
-# npm: Debian's package, unless an npm is already there (NodeSource's nodejs
-# bundles npm and conflicts with Debian's npm package). selftests/deploy
+# npm: Debian's package, unless the nodejs installed bundles npm (NodeSource's
+# does, and conflicts with Debian's npm package). selftests/deploy
 # installs its npm packages from its lock file with `npm ci`. Defined before
 # DEPS_PKGS, which := expands at once.
-DEPS_NPM := $(if $(shell command -v npm 2>/dev/null),,npm)
+DEPS_NPM := $(if $(shell dpkg -S /usr/bin/npm 2>/dev/null | grep '^nodejs:'),,npm)
 DEPS_PKGS := clang llvm gcc make pkg-config zlib1g-dev libxdp-dev xdp-tools \
 	libnl-3-dev libnl-route-3-dev libnl-genl-3-dev libjansson-dev libsqlite3-dev \
 	libcurl4-openssl-dev libibverbs-dev libcmocka-dev libclang-rt-14-dev \

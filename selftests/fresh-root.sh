@@ -64,6 +64,15 @@ mmdebstrap --quiet --variant=apt --include=ca-certificates,make,git bookworm "$r
 	>"$root.log" 2>&1 ||
 	fail "cannot build a Debian 12 root: mmdebstrap failed, is the package archive reachable? ($(grep -m 1 -E 'E:|error' "$root.log" || tail -n 1 "$root.log"))"
 rm -f "$root.log"
+# The machine's own trust goes in as its apt sources do: CA certificates its
+# admin added (a TLS-intercepting proxy's, say), as any new machine on this
+# network would have them; without them the npm registry is untrusted.
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+	mkdir -p "$root/usr/local/share/ca-certificates"
+	cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+	chroot "$root" update-ca-certificates >/dev/null 2>&1 ||
+		fail "cannot add this machine's CA certificates to the root (update-ca-certificates)"
+fi
 echo "fresh-root: root built in $(($(date +%s) - t0)) s" >&2
 
 name=$(basename "$top")
