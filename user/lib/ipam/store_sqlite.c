@@ -39,6 +39,7 @@
 
 #include "ipam/alloc_pick.h"
 #include "ipam/sqlite_lock.h"
+#include "ipam/sqlite_wal.h"
 #include "private_file.h"
 #include "ipam/store.h"
 #include "mkdir_p.h"
@@ -99,6 +100,7 @@ struct sqlite_store {
 	long long busy_deadline;
 	unsigned int seed;
 	struct rn_sqlite_lock writers;
+	struct rn_sqlite_wal wal;
 	bool writing;			/* holds the writer queue */
 };
 
@@ -879,6 +881,9 @@ int rn_store_sqlite_open(struct rn_store **out, const struct rn_ipam_settings *s
 		rn_sqlite_lock_open(&s->writers, st->path);
 		err = pragma(s, "PRAGMA journal_mode = WAL", e) ||
 		      pragma(s, "PRAGMA synchronous = FULL", e);
+		s->wal.busy = busy_wait;
+		s->wal.busy_arg = s;
+		rn_sqlite_wal_bound(s->db, &s->wal);
 		/* those an older version left world-readable */
 		if (!err)
 			private_sidecars(st->path);
