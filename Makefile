@@ -173,10 +173,17 @@ $(OUT)/bin/rdmanetctl: $(CTL_OBJS) $(LIB)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
+# The CNI plugin is exec'd for every ADD and DEL: the libraries it uses are
+# linked in, so no run maps, relocates and binds them (about 0.5 ms of each
+# exec here, a tenth of an ADD). It also runs on the host, copied there from
+# the image: what it needs of the host shrinks to libc, libelf, zlib and
+# zstd (libbpf's; Debian's static libelf lacks its libeu part).
+CNI_STATIC_LIBS := -Wl,-Bstatic -lsqlite3 -ljansson -lnl-route-3 -lnl-3 -lxdp -lbpf -Wl,-Bdynamic
+
 $(OUT)/bin/rdmanet: $(CNI_OBJS) $(LIB)
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(LDFLAGS) $^ $(CNI_STATIC_LIBS) $(LDLIBS) -lm -o $@
 
 # --- tests, tools, benchmarks ------------------------------------------------
 

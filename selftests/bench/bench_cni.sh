@@ -22,7 +22,10 @@
 #     processes at once, then detached the same way: wall time, per-call
 #     latency, failures, and the store/registry/link counts in between.
 # Knobs: BENCH_CNI_CYCLES (default 150), BENCH_CNI_PODS (default 1000),
-# BENCH_CNI_POD_ROUNDS (default 30).
+# BENCH_CNI_POD_ROUNDS (default 30), BENCH_CNI_OLD (another build's rdmanet,
+# e.g. a copy of the binary before a change: it takes turns in the cycles
+# too, checks on and off, on a store of its own, and its rows and the
+# new/old ratios are printed; not in cni.json).
 # Writes $RN_BENCH_OUT/cni.json.
 set -u
 RN_SRC=${RN_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -93,11 +96,21 @@ bench() { # NAME PLUGIN CONF MODE COUNT PARALLEL NETNS_PREFIX
 }
 
 echo "CNI ADD+DEL of a macvlan attachment with IPAM and policy routes ($CYCLES rounds, plugins taking turns)"
+old=()
+if [ -n "${BENCH_CNI_OLD:-}" ]; then
+	# its own store: the stores' files (a WAL or none) differ between builds
+	jq --arg p "$CNI_TMP/ipam-old.db" '.ipam.path = $p' "$CNI_CONFIG" >"$CNI_TMP/node-old.json"
+	old=(--plugin "$BENCH_CNI_OLD" --conf "$CNI_TMP/rn.json" --label old
+	     --node-config "$CNI_TMP/node-old.json"
+	     --plugin "$BENCH_CNI_OLD" --conf "$CNI_TMP/rn-nocheck.json" --label old0
+	     --node-config "$CNI_TMP/node-old.json")
+fi
 cycles=$(cni_in node "$RUNNER" --mode cycle --count "$CYCLES" --netns /run/netns/"$CNI_PFX-c" \
 	--cni-path "$REF" \
 	--plugin "$REF/macvlan" --conf "$CNI_TMP/ref.json" --label ref \
 	--plugin "$CNI_BIN" --conf "$CNI_TMP/rn.json" --label rn \
-	--plugin "$CNI_BIN" --conf "$CNI_TMP/rn-nocheck.json" --label rn0 2>>"$CNI_TMP/bench.err")
+	--plugin "$CNI_BIN" --conf "$CNI_TMP/rn-nocheck.json" --label rn0 "${old[@]}" \
+	2>>"$CNI_TMP/bench.err")
 ref=$(jq -c .ref <<<"$cycles")
 rn=$(jq -c .rn <<<"$cycles")
 rn0=$(jq -c .rn0 <<<"$cycles")
@@ -119,6 +132,19 @@ printf '  ADD, checks on:  %6.2f ms (probe window %s ms)  [target <= window + 10
 printf '  DEL: %6.2f ms (checks on), %6.2f ms (off) = %s / %s x the reference DEL  [target <= 1.0]\n' \
 	"$(jq .del.median_ms <<<"$rn")" "$(jq .del.median_ms <<<"$rn0")" \
 	"$(ratio "$rn" "$ref" del.median_ms)" "$(ratio "$rn0" "$ref" del.median_ms)"
+if [ -n "${BENCH_CNI_OLD:-}" ]; then
+	row "old build $BENCH_CNI_OLD, checks on" "$(jq -c .old <<<"$cycles")"
+	row "old build, checks off" "$(jq -c .old0 <<<"$cycles")"
+	printf '  new/old ADD: %s (checks off), %s (on); DEL: %s (off), %s (on)\n' \
+		"$(ratio "$rn0" "$(jq -c .old0 <<<"$cycles")" add.median_ms)" \
+		"$(ratio "$rn" "$(jq -c .old <<<"$cycles")" add.median_ms)" \
+		"$(ratio "$rn0" "$(jq -c .old0 <<<"$cycles")" del.median_ms)" \
+		"$(ratio "$rn" "$(jq -c .old <<<"$cycles")" del.median_ms)"
+	printf '  old build: ADD checks off %s x the reference ADD; DEL %s / %s x (on / off)\n' \
+		"$(ratio "$(jq -c .old0 <<<"$cycles")" "$ref" add.median_ms)" \
+		"$(ratio "$(jq -c .old <<<"$cycles")" "$ref" del.median_ms)" \
+		"$(ratio "$(jq -c .old0 <<<"$cycles")" "$ref" del.median_ms)"
+fi
 # the kernel's part of DEL, the same for both plugins: deleting a macvlan
 # (netdev unregister waits for RCU) timed with nothing else around it
 ip netns add "$CNI_PFX-k" && CNI_NS_LIST+=("$CNI_PFX-k")

@@ -4,9 +4,13 @@
  * shell in between, and prints the statistics as one JSON object.
  *
  *   cni_bench_run --plugin PATH --conf FILE [--label NAME]
- *                 [--plugin PATH --conf FILE --label NAME ...]
+ *                 [--node-config FILE]
+ *                 [--plugin PATH --conf FILE --label NAME [--node-config FILE] ...]
  *                 --netns PREFIX --mode MODE [--count N] [--parallel P]
  *                 [--cni-path DIR] [--id-prefix S]
+ *
+ * --node-config FILE after a plugin: the RDMANET_CONFIG that plugin gets
+ * (default: the runner's own), e.g. an older build on a store of its own.
  *
  * MODE cycle: N rounds; in each, every plugin given does ADD then DEL (with
  * the ADD's result as prevResult, as a runtime sends it) of one attachment
@@ -44,13 +48,14 @@
 #include <jansson.h>
 #include <netlink/route/link.h>
 
-#define MAX_PLUGINS 4
+#define MAX_PLUGINS 8
 
 struct opts {
-	const char *plugin, *netns, *mode, *cni_path, *id_prefix, *ifname;
+	const char *plugin, *netns, *mode, *cni_path, *id_prefix, *ifname, *node_config;
 	int count, parallel;
 	int n_plugins;
 	const char *plugins[MAX_PLUGINS], *conf_files[MAX_PLUGINS], *labels[MAX_PLUGINS];
+	const char *node_configs[MAX_PLUGINS];	/* NULL: $RDMANET_CONFIG */
 };
 
 struct call {
@@ -69,7 +74,7 @@ static double now_ms(void)
 
 static void set_env(const struct opts *o, const char *cmd, int i)
 {
-	const char *node = getenv("RDMANET_CONFIG");
+	const char *node = o->node_config ? o->node_config : getenv("RDMANET_CONFIG");
 	char v[512], node_config[512];
 
 	/* the node config is the runtime's to name (the plugin takes host paths
@@ -311,6 +316,7 @@ static int cycle(struct opts *o, char *const *confs)
 		for (int p = 0; p < o->n_plugins; p++) {
 			/* each plugin its own container ids: no two share a record */
 			o->plugin = o->plugins[p];
+			o->node_config = o->node_configs[p];
 			o->id_prefix = o->labels[p];
 			if (pod ? one_pod(o, confs[p], i, &s[p]) :
 				  one_cycle(o, confs[p], i, &s[p]))
@@ -438,7 +444,7 @@ int main(int argc, char **argv)
 		{ "plugin", 1, 0, 'p' }, { "conf", 1, 0, 'c' }, { "label", 1, 0, 'l' },
 		{ "netns", 1, 0, 'n' }, { "mode", 1, 0, 'm' }, { "count", 1, 0, 'N' },
 		{ "parallel", 1, 0, 'P' }, { "cni-path", 1, 0, 'C' }, { "id-prefix", 1, 0, 'i' },
-		{ "ifname", 1, 0, 'I' }, { 0 }
+		{ "ifname", 1, 0, 'I' }, { "node-config", 1, 0, 'R' }, { 0 }
 	};
 	struct opts o = { .count = 100, .parallel = 1, .cni_path = "/usr/lib/cni",
 			  .id_prefix = "bench" };
@@ -463,6 +469,10 @@ int main(int argc, char **argv)
 			if (o.n_plugins)
 				o.labels[o.n_plugins - 1] = optarg;
 			break;
+		case 'R':
+			if (o.n_plugins)
+				o.node_configs[o.n_plugins - 1] = optarg;
+			break;
 		case 'n': o.netns = optarg; break;
 		case 'm': o.mode = optarg; break;
 		case 'N': o.count = atoi(optarg); break;
@@ -486,6 +496,7 @@ int main(int argc, char **argv)
 			goto out;
 	signal(SIGPIPE, SIG_IGN);
 	o.plugin = o.plugins[0];
+	o.node_config = o.node_configs[0];
 	rc = !strcmp(o.mode, "cycle") || !strcmp(o.mode, "pod") ? cycle(&o, confs) :
 								   many(&o, confs[0]);
 out:

@@ -171,9 +171,14 @@ int rn_dp_config_parse(json_t *dp, struct rn_dp_config *out, struct rn_error *e)
 
 int rn_dp_config_check(const struct rn_config *c, struct rn_error *e)
 {
-	struct rn_dp_config *dc = malloc(sizeof(*dc));	/* ~400 KiB: not on a stack */
+	struct rn_dp_config *dc;
 	int err;
 
+	/* neither section: no resource to check, and no ~400 KiB to zero at
+	 * every config load (every CNI plugin run loads the config) */
+	if (!c->device_plugin && !c->sriov)
+		return 0;
+	dc = malloc(sizeof(*dc));	/* ~400 KiB: not on a stack */
 	if (!dc)
 		return rn_fail(e, -ENOMEM, "config: device_plugin: out of memory");
 	/* the VF resources too: their names are kubelet names as well */

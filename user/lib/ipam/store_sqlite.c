@@ -39,6 +39,7 @@
 
 #include "ipam/alloc_pick.h"
 #include "ipam/sqlite_lock.h"
+#include "ipam/sqlite_wal.h"
 #include "private_file.h"
 #include "ipam/store.h"
 #include "mkdir_p.h"
@@ -99,6 +100,8 @@ struct sqlite_store {
 	long long busy_deadline;
 	unsigned int seed;
 	struct rn_sqlite_lock writers;
+	struct rn_sqlite_wal wal;
+	int prepare_rc;			/* the last failed prepare's, else 0 */
 	bool writing;			/* holds the writer queue */
 };
 
@@ -109,6 +112,8 @@ static struct sqlite_store *to_sq(struct rn_store *s)
 
 static int db_fail(struct sqlite_store *s, int rc, struct rn_error *e, const char *what)
 {
+	if (rc == SQLITE_MISUSE && s->prepare_rc)
+		rc = s->prepare_rc;	/* a statement that could not be prepared */
 	if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
 		return rn_fail(e, -EAGAIN, "ipam: sqlite %s: %s: database locked for more than "
 			       "%u s by other processes: try again later", s->base.settings->path,
@@ -133,10 +138,24 @@ static int busy_wait(void *arg, int count)
 	return 1;
 }
 
+/* Prepared at first use, not at open: a CNI process runs two or three of
+ * them, and parsing all of them was a good part of its open. A statement
+ * that cannot be prepared is NULL, which sqlite3_step and the binds answer
+ * with SQLITE_MISUSE; db_fail reports the prepare's own error instead. */
 static sqlite3_stmt *stmt(struct sqlite_store *s, enum stmt_id id)
 {
 	sqlite3_stmt *st = s->st[id];
+	int rc;
 
+	if (!st) {
+		rc = sqlite3_prepare_v3(s->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
+					&s->st[id], NULL);
+		if (rc != SQLITE_OK) {
+			s->prepare_rc = rc;
+			return NULL;
+		}
+		return s->st[id];
+	}
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	return st;
@@ -879,17 +898,14 @@ int rn_store_sqlite_open(struct rn_store **out, const struct rn_ipam_settings *s
 		rn_sqlite_lock_open(&s->writers, st->path);
 		err = pragma(s, "PRAGMA journal_mode = WAL", e) ||
 		      pragma(s, "PRAGMA synchronous = FULL", e);
+		s->wal.busy = busy_wait;
+		s->wal.busy_arg = s;
+		rn_sqlite_wal_bound(s->db, &s->wal);
 		/* those an older version left world-readable */
 		if (!err)
 			private_sidecars(st->path);
 	}
 	err = err || schema(s, read_only, e);
-	for (int i = 0; !err && i < ST_MAX; i++) {
-		rc = sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
-					&s->st[i], NULL);
-		if (rc != SQLITE_OK)
-			err = db_fail(s, rc, e, stmt_sql[i]);
-	}
 	if (err) {
 		sq_close(&s->base);
 		return e ? e->code : -EIO;

@@ -205,35 +205,3 @@ void rn_rdma_model_free(struct rn_rdma_model *m)
 	m->netns_mode = RN_NETNS_UNKNOWN;
 	m->verbs_devices = -1;
 }
-
-int rn_rdma_model_load(struct rn_rdma_model *m, const struct rn_rdma_roots *roots,
-		       unsigned int sources, struct rn_error *e)
-{
-	int err;
-
-	memset(m, 0, sizeof(*m));
-	m->netns_mode = RN_NETNS_UNKNOWN;
-	m->verbs_devices = -1;
-	m->roots = *roots;
-	err = rn_rdma_load_sysfs(m, e);
-	if (err) {
-		rn_rdma_model_free(m);
-		return err;
-	}
-	m->sources |= RN_RDMA_SRC_SYSFS;
-	if (roots->overridden && (sources & (RN_RDMA_SRC_NETLINK | RN_RDMA_SRC_VERBS))) {
-		rn_rdma_model_note(m, "sysfs root %s is not the live /sys: RDMA netlink and "
-				   "libibverbs not consulted", roots->sys);
-		sources &= ~(unsigned int)(RN_RDMA_SRC_NETLINK | RN_RDMA_SRC_VERBS);
-	}
-	if ((sources & RN_RDMA_SRC_NETLINK) && !rn_rdma_load_netlink(m, sources))
-		m->sources |= RN_RDMA_SRC_NETLINK;
-	if ((sources & RN_RDMA_SRC_VERBS) && !rn_rdma_load_verbs(m))
-		m->sources |= RN_RDMA_SRC_VERBS;
-	if ((sources & RN_RDMA_SRC_COUNTERS) && !(m->sources & RN_RDMA_SRC_NETLINK))
-		rn_rdma_load_sysfs_counters(m);
-	if (m->netns_mode == RN_NETNS_UNKNOWN)
-		rn_rdma_load_sysfs_netns_mode(m);
-	rn_rdma_model_sort(m);
-	return 0;
-}
