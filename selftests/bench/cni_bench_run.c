@@ -75,12 +75,18 @@ static double now_ms(void)
 static void set_env(const struct opts *o, const char *cmd, int i)
 {
 	const char *node = o->node_config ? o->node_config : getenv("RDMANET_CONFIG");
-	char v[512], node_config[512];
+	const char *log = getenv("RDMANET_CNI_LOG");
+	char v[512], node_config[512], log_level[16];
 
 	/* the node config is the runtime's to name (the plugin takes host paths
 	 * from nowhere else): pass ours through */
 	snprintf(node_config, sizeof(node_config), "%s", node ? node : "");
+	/* and RDMANET_CNI_LOG: at debug, the plugin logs when it reaches each
+	 * step of ADD and DEL (on the runner's stderr), where the time goes */
+	snprintf(log_level, sizeof(log_level), "%s", log ? log : "");
 	clearenv();
+	if (log_level[0])
+		setenv("RDMANET_CNI_LOG", log_level, 1);
 	if (node_config[0])
 		setenv("RDMANET_CONFIG", node_config, 1);
 	setenv("CNI_COMMAND", cmd, 1);

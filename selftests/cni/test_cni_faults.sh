@@ -78,44 +78,77 @@ check "GC after those DELs succeeds and finds nothing to collect" \
 	test "$CNI_RC" = 0 -a "$(find "$CNI_STATE" -type f | wc -l)" = 0
 
 # --- a record write killed before its rename --------------------------------------------
-# it leaves a temporary file (and nothing else: the record comes before any
-# allocation); GC leaves it alone while it may be a write under way, and
+# (the final record of an ADD replaces the first through a temporary file):
+# the temporary file is left beside the first record; GC collects the
+# attachment, leaves the file alone while it may be a write under way, and
 # removes it once it is old
 cni_pod_up ktmp >/dev/null
-check "kill -9 while the record is written, before its rename" \
+check "kill -9 while the final record is written, before its rename" \
 	add_killed record-written c-ktmp ktmp
 tmpf=$(find "$CNI_STATE/faults" -name '.rec.*' -type f)
-check_eq "  it left a temporary file, no record (temporary files|records)" \
-	"$(grep -c . <<<"$tmpf")|$(ls "$CNI_STATE/faults" | wc -l)" "1|0"
+check_eq "  it left a temporary file beside the first record (temporary files|records|complete)" \
+	"$(grep -c . <<<"$tmpf")|$(ls "$CNI_STATE/faults" | wc -l)|$(jq .complete "$CNI_STATE/faults/c-ktmp:net1")" \
+	"1|1|false"
 cni_run GC "$CNI_TMP/gc.json" "" "" ""
-check "  GC keeps it while it is younger than a minute" test "$CNI_RC" = 0 -a -e "$tmpf"
+check "  GC collects the attachment but keeps the file while it is younger than a minute" \
+	test "$CNI_RC" = 0 -a -e "$tmpf" -a ! -e "$CNI_STATE/faults/c-ktmp:net1"
+check_eq "  nothing else left (pod|IPAM|registration|record|node links)" \
+	"$(clean c-ktmp net1 ktmp)" "$CLEAN"
 touch -d '-2 min' "$tmpf"
 RDMANET_CNI_LOG=info cni_run GC "$CNI_TMP/gc.json" "" "" ""
 check "  GC removes it once it is two minutes old" test "$CNI_RC" = 0 -a ! -e "$tmpf"
 check "  and says so" grep -q 'removed 1 temporary record file' "$CNI_ERR"
 
-# --- the record is on disk before ADD allocates ----------------------------------------
+# --- a record cut short still names its attachment ---------------------------------------
+# (a writer killed mid-write, or a final record whose content a crash lost:
+# it is not synced); GC goes by the file's name and releases what the
+# store holds for it
+cni_pod_up kcut >/dev/null
+cni_run ADD "$CNI_TMP/net.json" c-kcut net1 /run/netns/"$CNI_PFX-kcut"
+cni_check_ok "ADD c-kcut"
+: >"$CNI_STATE/faults/c-kcut:net1"
+ip netns del "$CNI_PFX-kcut"	# as after a reboot: the pod side is gone
+cni_run GC "$CNI_TMP/gc.json" "" "" ""
+cni_check_ok "  GC with its record emptied succeeds"
+check "  says it went by the name" grep -q 'c-kcut:net1.*going by its name' "$CNI_ERR"
+check_eq "  and released and unregistered it, record gone (IPAM|registration|record)" \
+	"$(cni_held c-kcut net1)|$(cni_registered c-kcut net1)|$(ls "$CNI_STATE/faults" 2>/dev/null)" "|0|"
+
+# --- the first record is on disk before ADD allocates -------------------------------------
 # (what a power loss would lose cannot be tested here; the order of the
-# calls that prevent it can: the file's fsync, its rename, the directory's)
+# calls that prevent it can: the record created at its name and fsync'd, its
+# directory fsync'd, both done before the store's first write; they run on
+# a thread while ADD opens the store and creates the link)
 if command -v strace >/dev/null; then
 	cni_pod_up dur >/dev/null
-	CNI_WRAP="strace -f -y -qq -e trace=fsync,rename,renameat,renameat2 -o $CNI_TMP/strace.log" \
+	CNI_WRAP="strace -f -y -qq -ttt -T -e trace=openat,fsync,pwrite64,write -o $CNI_TMP/strace.log" \
 		cni_run ADD "$CNI_TMP/net.json" c-dur net1 /run/netns/"$CNI_PFX-dur"
 	cni_check_ok "ADD under strace"
-	# the first record: file fsync'd, renamed into place, directory fsync'd
+	# times: a call's start, and its end (start + duration, or the time of
+	# its "resumed" line)
 	order=$(awk -v dir="$CNI_STATE/faults" -v rec="$CNI_STATE/faults/c-dur:net1" '
-		/fsync\(/ && index($0, dir "/.rec.") { synced[substr($0, index($0, dir "/.rec."), length(dir) + 12)] = 1 }
-		/rename/ && index($0, "\"" rec "\"") && !renamed {
-			tmp = substr($0, index($0, dir "/.rec."), length(dir) + 12)
-			renamed = 1; print (tmp in synced) ? "file synced, renamed" : "renamed unsynced"; next }
-		renamed == 1 && /fsync\(/ && index($0, "<" dir ">") { print "directory synced"; renamed = 2 }
-		' "$CNI_TMP/strace.log" | paste -sd, -)
-	check_eq "  the record: its file fsync'd before the rename, the directory after" \
-		"$order" "file synced, renamed,directory synced"
+		function dur(l) { return substr(l, match(l, /<[0-9.]+>$/) + 1, RLENGTH - 2) + 0 }
+		/unfinished/ { pend[$1] = $0; pstart[$1] = $2; next }
+		/resumed>/ { line = pend[$1]; start = pstart[$1]; end = $2 }
+		!/resumed>/ { line = $0; start = $2; end = $2 + dur($0) }
+		line ~ /openat\(/ && index(line, "\"" rec "\"") && line ~ /O_EXCL/ { created = start }
+		line ~ /^[0-9]+ +[0-9.]+ fsync\(/ && index(line, "<" rec ">") { fsynced = end }
+		line ~ /^[0-9]+ +[0-9.]+ fsync\(/ && index(line, "<" dir ">") && !dstart { dstart = start; dend = end }
+		line ~ /(pwrite64|write)\(/ && index(line, "ipam.db-wal>") && !wal { wal = start }
+		END {
+			if (!created) print "not created at its name"
+			else if (!fsynced) print "file not fsynced"
+			else if (!dstart || dstart < fsynced) print "directory not fsynced after the file"
+			else if (!wal) print "no write to the store"
+			else if (wal < dend) print "store written before the directory sync ended"
+			else print "created, file synced, directory synced, then the store"
+		}' "$CNI_TMP/strace.log")
+	check_eq "  the first record: created, fsync'd, its directory fsync'd, before the store is written" \
+		"$order" "created, file synced, directory synced, then the store"
 	cni_run DEL "$CNI_TMP/net.json" c-dur net1 /run/netns/"$CNI_PFX-dur"
 	cni_check_ok "  DEL"
 else
-	tap_skip "record durability (the order of fsync and rename)" "no strace"
+	tap_skip "record durability (the order of create, fsync and the store's write)" "no strace"
 fi
 
 # the same kills, but the runtime never calls DEL: GC alone cleans up
@@ -123,8 +156,11 @@ for step in $STEPS; do
 	cni_pod_up "g$step" >/dev/null
 	check "kill -9 at $step, and no DEL" add_killed "$step" "c-g$step" "g$step"
 	check "  its record is left for GC to find" test -e "$CNI_STATE/faults/c-g$step:net1"
-	[ "$step" = recorded ] ||
-		check "  and its addresses are still held" test -n "$(cni_held "c-g$step" net1)"
+	# the link (in the pod's netns) comes before the allocation
+	case $step in
+	recorded | created) ;;
+	*) check "  and its addresses are still held" test -n "$(cni_held "c-g$step" net1)" ;;
+	esac
 done
 cni_pod_up keep >/dev/null
 cni_run ADD "$CNI_TMP/net.json" c-keep net1 /run/netns/"$CNI_PFX-keep"

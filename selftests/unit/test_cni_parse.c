@@ -552,7 +552,9 @@ static void test_tmp_names(void **state)
 
 static void test_records(void **state)
 {
-	char dir[] = "/tmp/rn-cni-rec.XXXXXX", path[256];
+	char dir[] = "/tmp/rn-cni-rec.XXXXXX", path[256], path2[256];
+	struct cni_record_pending pending;
+	bool found_cut = false;
 	struct cni_record r = { .network = "rail1", .container_id = "abc", .ifname = "net1",
 				.netns = "/run/netns/p", .master = "ra0", .complete = true,
 				.n_addrs = 2, .table = 101 }, got, *all;
@@ -569,14 +571,46 @@ static void test_records(void **state)
 	assert_memory_equal(&got, &r, sizeof(r));
 	strcpy(r.container_id, "def");
 	assert_int_equal(cni_record_write(dir, &r, &e), 0);
-	/* a broken file is skipped by a listing, not fatal */
+	/* a file cut short is listed by its name; one whose name is not an
+	 * attachment's is skipped; neither is fatal */
 	snprintf(path, sizeof(path), "%s/rail1/zzz:net1", dir);
 	FILE *f = fopen(path, "w");
 	fputs("{", f);
 	fclose(f);
+	snprintf(path2, sizeof(path2), "%s/rail1/:net1", dir);
+	f = fopen(path2, "w");
+	fclose(f);
+	assert_int_equal(cni_record_read(dir, "rail1", "zzz", "net1", &got, &e), -EINVAL);
 	assert_int_equal(cni_record_list(dir, "rail1", &all, &n, &e), 0);
-	assert_int_equal(n, 2);
+	assert_int_equal(n, 3);
+	for (int i = 0; i < n; i++) {
+		if (strcmp(all[i].container_id, "zzz"))
+			continue;
+		assert_string_equal(all[i].ifname, "net1");
+		assert_string_equal(all[i].network, "rail1");
+		assert_string_equal(all[i].netns, "");
+		assert_false(all[i].complete);
+		assert_int_equal(all[i].n_addrs, 0);
+		found_cut = true;
+	}
+	assert_true(found_cut);
 	free(all);
+	unlink(path2);
+	/* a first record: in place when begin returns, durable after wait;
+	 * one already there is replaced (through a temporary file) */
+	r.complete = false;
+	strcpy(r.container_id, "ghi");
+	assert_int_equal(cni_record_begin(dir, &r, &pending, &e), 0);
+	assert_int_equal(cni_record_read(dir, "rail1", "ghi", "net1", &got, &e), 0);
+	assert_memory_equal(&got, &r, sizeof(r));
+	assert_int_equal(cni_record_wait(&pending, &e), 0);
+	assert_int_equal(cni_record_wait(&pending, &e), 0);
+	r.table = 102;
+	assert_int_equal(cni_record_begin(dir, &r, &pending, &e), 0);
+	assert_int_equal(cni_record_wait(&pending, &e), 0);
+	assert_int_equal(cni_record_read(dir, "rail1", "ghi", "net1", &got, &e), 0);
+	assert_int_equal(got.table, 102);
+	assert_int_equal(cni_record_remove(dir, "rail1", "ghi", "net1", &e), 0);
 	assert_int_equal(cni_record_list(dir, "nothing", &all, &n, &e), 0);
 	assert_int_equal(n, 0);
 	assert_int_equal(cni_record_remove(dir, "rail1", "abc", "net1", &e), 0);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* ADD: check, lock the attachment, record, allocate, create the link in the pod netns, probe,
- * address, route, register, record again, answer. Any failure undoes all
+/* ADD: check, lock the attachment, record, create the link in the pod netns
+ * (while the record is synced), allocate, probe, address, route, register,
+ * record again, answer. Any failure undoes all
  * of it (teardown.h) before the error is reported. */
 #include <errno.h>
 #include <stdio.h>
@@ -41,6 +42,7 @@ struct add {
 	struct cni_prober prober;
 	int lock_fd;			/* the attachment's lock (record.h) */
 	bool recorded;
+	struct cni_record_pending first;	/* the first record's sync */
 	struct cni_vf vf;		/* mode sriov */
 };
 
@@ -64,6 +66,11 @@ static int open_netns(struct add *a)
 	return 0;
 }
 
+static int open_store(struct add *a)
+{
+	return a->ipam ? 0 : cni_ipam_open(&a->cfg, &a->ipam, &a->r->err);
+}
+
 static int prepare(struct add *a)
 {
 	struct cni_req *r = a->r;
@@ -82,9 +89,14 @@ static int prepare(struct add *a)
 	/* sriov: the VF's PF is the master */
 	if (r->conf.mode == CNI_MODE_SRIOV && cni_vf_prepare(r, &a->cfg, &a->vf, &a->master))
 		return -1;
-	if (cni_ipam_open(&a->cfg, &a->ipam, &r->err) ||
-	    (r->conf.mode != CNI_MODE_SRIOV &&
-	     cni_master_pick(&r->conf, &a->cfg, a->ipam, &a->master, &r->err)))
+	/* the store is opened later, while the first record is synced, unless
+	 * the master is to be found there */
+	rc = r->conf.mode == CNI_MODE_SRIOV ? 0 :
+		cni_master_pick(&r->conf, &a->cfg, NULL, &a->master, &r->err);
+	if (rc == 1 && (open_store(a) ||
+			cni_master_pick(&r->conf, &a->cfg, a->ipam, &a->master, &r->err)))
+		return -1;
+	if (rc < 0)
 		return -1;
 	snprintf(a->att.ifname, sizeof(a->att.ifname), "%s", r->env.ifname);
 	snprintf(a->att.master, sizeof(a->att.master), "%s", a->master.ifname);
@@ -112,6 +124,7 @@ static int write_record(struct add *a, bool complete)
 {
 	struct cni_record *rec = &a->rec;
 	struct rn_error e = { 0 };
+	int rc;
 
 	memset(rec, 0, sizeof(*rec));
 	snprintf(rec->network, sizeof(rec->network), "%s", a->r->conf.name);
@@ -124,9 +137,24 @@ static int write_record(struct add *a, bool complete)
 	for (unsigned int i = 0; i < a->att.n_addrs; i++)
 		rec->addrs[i] = a->att.addrs[i].address;
 	rec->table = a->att.table;
-	if (cni_record_write(a->r->conf.state_dir, rec, &e))
+	/* the first record's sync runs on while ADD creates the link
+	 * (record_durable waits for it) */
+	rc = complete ? cni_record_write(a->r->conf.state_dir, rec, &e) :
+			cni_record_begin(a->r->conf.state_dir, rec, &a->first, &e);
+	if (rc)
 		return cni_fail_rn(&a->r->err, RN_CNI_ERR_STATE, &e, "stateDir");
 	a->recorded = true;
+	return 0;
+}
+
+/* Nothing a crash would leave behind (an allocation, a VF taken from the
+ * host) comes before the first record is on disk. */
+static int record_durable(struct add *a)
+{
+	struct rn_error e = { 0 };
+
+	if (cni_record_wait(&a->first, &e))
+		return cni_fail_rn(&a->r->err, RN_CNI_ERR_STATE, &e, "stateDir");
 	return 0;
 }
 
@@ -415,12 +443,21 @@ static void rollback(struct add *a)
 	struct cni_err later = { 0 };
 	struct rn_error e = { 0 };
 
+	cni_record_wait(&a->first, &e);	/* its thread writes nothing once joined */
 	for (unsigned int i = 0; i < a->att.n_addrs; i++)
 		cni_teardown_add_addr(&t, &a->att.addrs[i].address.addr);
 	if (a->pod && cni_teardown_pod(a->pod, &t, &e))
 		rn_warn("rollback: %s", e.msg);
 	if (!a->recorded)
 		return;		/* nothing was created before the record */
+	if (!a->ipam) {
+		/* the store never opened: nothing was allocated, nothing
+		 * registered; only the record is to go */
+		if (cni_record_remove(r->conf.state_dir, r->conf.name, r->env.container_id,
+				      r->env.ifname, &e))
+			rn_warn("rollback: %s", e.msg);
+		return;
+	}
 	if (a->vf.held && cni_vf_restore(r->conf.state_dir, &a->vf.hold, r->env.netns, true, &e)) {
 		/* the record stays: DEL or GC restores the VF from its hold */
 		rn_warn("rollback incomplete (DEL or GC will finish it): VF %s: %s",
@@ -439,6 +476,9 @@ static void rollback(struct add *a)
 
 static void cleanup(struct add *a)
 {
+	struct rn_error e = { 0 };
+
+	cni_record_wait(&a->first, &e);
 	cni_record_unlock(a->r->conf.state_dir, a->r->conf.name, a->r->env.container_id,
 			  a->r->env.ifname, a->lock_fd);
 	cni_vf_unlock(&a->vf);
@@ -457,7 +497,7 @@ int cni_cmd_add(struct cni_req *r, json_t **result)
 {
 	struct add a = { .r = r, .ns = { .host_fd = -1, .pod_fd = -1 },
 			 .prober = { .arp_fd = -1, .nd_fd = -1 }, .lock_fd = -1,
-			 .vf = { .lock_fd = -1 } };
+			 .vf = { .lock_fd = -1 }, .first = { .fd = -1 } };
 	int rc = -1;
 
 	*result = NULL;
@@ -468,11 +508,18 @@ int cni_cmd_add(struct cni_req *r, json_t **result)
 	cni_fault_point("prepared");
 	if (write_record(&a, false))
 		goto fail;
+	/* while the record is synced: opening the store, and the link (in the
+	 * pod's netns, it goes with the netns); a VF (host state) and an
+	 * allocation after */
+	if (open_store(&a) || (r->conf.mode != CNI_MODE_SRIOV && create_link(&a)))
+		goto fail;
+	if (record_durable(&a))
+		goto fail;
 	cni_fault_point("recorded");
 	if (allocate(&a))
 		goto fail;
 	cni_fault_point("allocated");
-	if (r->conf.mode == CNI_MODE_SRIOV ? take_vf(&a) : create_link(&a))
+	if (r->conf.mode == CNI_MODE_SRIOV && take_vf(&a))
 		goto fail;
 	cni_fault_point("renamed");
 	if (probe(&a))

@@ -73,8 +73,8 @@ static void collect_locked(struct cni_req *r, const struct rn_config *cfg, struc
 	const char *dir = r->conf.state_dir;
 	struct cni_record rec;
 	struct rn_error e = { 0 };
-	int fd = cni_record_lock(dir, r->conf.name, listed->container_id, listed->ifname, false,
-				 &e);
+	int rc, fd = cni_record_lock(dir, r->conf.name, listed->container_id, listed->ifname,
+				     false, &e);
 
 	if (fd == -EWOULDBLOCK) {
 		rn_info("GC: %s/%s: its ADD is still running; not collected",
@@ -88,8 +88,11 @@ static void collect_locked(struct cni_req *r, const struct rn_config *cfg, struc
 			cni_fail_rn(&r->err, RN_CNI_ERR_STATE, &e, "stateDir");
 		return;
 	}
-	if (!cni_record_read(dir, r->conf.name, listed->container_id, listed->ifname, &rec, &e))
+	rc = cni_record_read(dir, r->conf.name, listed->container_id, listed->ifname, &rec, &e);
+	if (!rc)
 		collect(r, cfg, ipam, &rec, collected);
+	else if (rc == -EINVAL)		/* cut short: its name is what is left */
+		collect(r, cfg, ipam, listed, collected);
 	cni_record_unlock(dir, r->conf.name, listed->container_id, listed->ifname, fd);
 }
 

@@ -6,7 +6,8 @@
 #include "master_pick.h"
 
 /* The pool's masters: from the node config when it declares the pool (no
- * store round trip), else as the store holds it (`rdmanetctl pool add`). */
+ * store round trip), else as the store holds it (`rdmanetctl pool add`);
+ * 1 if that is where they are and there is no store to ask. */
 static int pool_masters(const char *name, const struct rn_pool *cfg_pools, unsigned int n_cfg,
 			struct rn_ipam *ipam, struct rn_pool *out, struct cni_err *err)
 {
@@ -17,6 +18,8 @@ static int pool_masters(const char *name, const struct rn_pool *cfg_pools, unsig
 		if (!strcmp(cfg_pools[i].name, name))
 			return rn_pool_copy(out, &cfg_pools[i]) ?
 				cni_fail(err, RN_CNI_ERR_INTERNAL, "out of memory") : 0;
+	if (!ipam)
+		return 1;
 	if (rn_ipam_pool_get(ipam, name, &info, &e))
 		return cni_fail_rn(err, 0, &e, "pool \"%s\"", name);
 	*out = info.pool;
@@ -39,9 +42,12 @@ static int choose(const struct cni_netconf *c, const struct rn_config *cfg, stru
 	for (int f = 0; f < 2 && rc; f++) {
 		for (unsigned int i = 0; i < counts[f] && rc; i++) {
 			struct rn_pool p = { 0 };
+			int found = pool_masters(lists[f][i], cfg_pools, n_cfg, ipam, &p, err);
 
-			if (pool_masters(lists[f][i], cfg_pools, n_cfg, ipam, &p, err))
+			if (found) {
+				rc = found;
 				goto out;
+			}
 			for (unsigned int m = 0; m < p.n_masters && rc; m++) {
 				any = true;
 				if (!rn_netdev_get(p.masters[m], 0, dev, &e))
@@ -67,8 +73,10 @@ int cni_master_pick(const struct cni_netconf *c, const struct rn_config *cfg,
 	struct rn_error e = { 0 };
 
 	if (!c->master[0]) {
-		if (choose(c, cfg, ipam, dev, err))
-			return -1;
+		int rc = choose(c, cfg, ipam, dev, err);
+
+		if (rc)
+			return rc;
 	} else if (rn_netdev_get(c->master, 0, dev, &e)) {
 		return cni_fail_rn(err, RN_CNI_ERR_MASTER, &e, "master");
 	}

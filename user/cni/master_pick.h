@@ -14,7 +14,9 @@
 #include "ipam/ipam.h"
 
 /* Fills dev with the master's facts (host netns). Code 101 if it is not
- * there or not up, 7 if no master can be worked out. */
+ * there or not up, 7 if no master can be worked out. ipam NULL: from the
+ * node config alone; returns 1 (err untouched) if a pool's masters are
+ * only in the store. */
 int cni_master_pick(const struct cni_netconf *c, const struct rn_config *cfg,
 		    struct rn_ipam *ipam, struct rn_netdev *dev, struct cni_err *err);
 

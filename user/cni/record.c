@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <dirent.h>
+#include <pthread.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -55,8 +56,11 @@ static int make_dir(char *path, struct rn_error *e)
 static int mkdir_p(const char *path, struct rn_error *e)
 {
 	char tmp[PATH_MAX];
+	struct stat st;
 	int rc;
 
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return 0;	/* the usual case: one call, not one per component */
 	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
 		return rn_fail(e, -ENAMETOOLONG, "state dir %s: path too long", path);
 	for (char *p = tmp + 1; *p; p++) {
@@ -159,6 +163,15 @@ static json_t *to_json(const struct cni_record *r)
 	return o;
 }
 
+static char *json_dumps_record(const struct cni_record *r)
+{
+	json_t *o = to_json(r);
+	char *text = json_dumps(o, JSON_COMPACT);
+
+	json_decref(o);
+	return text;
+}
+
 static int copy_str(json_t *o, const char *key, char *out, size_t size)
 {
 	const char *s = json_string_value(json_object_get(o, key));
@@ -193,58 +206,157 @@ static int from_json(json_t *o, struct cni_record *r)
 	return 0;
 }
 
-int cni_record_write(const char *dir, const struct cni_record *r, struct rn_error *e)
+/* Writes all of buf, or fails with errno set. */
+static int write_all(int fd, const char *buf, size_t len)
 {
-	char d[PATH_MAX], path[PATH_MAX], tmp[PATH_MAX];
-	json_t *o;
-	FILE *f;
-	int fd, rc;
+	while (len) {
+		ssize_t n = write(fd, buf, len);
 
-	if (net_dir(d, sizeof(d), dir, r->network) ||
-	    rec_path(path, sizeof(path), dir, r->network, r->container_id, r->ifname) ||
-	    snprintf(tmp, sizeof(tmp), "%s/" RECORD_TMP_PREFIX "XXXXXX", d) >= (int)sizeof(tmp))
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!n)
+				errno = EIO;
+			return -1;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The record's directory, made and kept root-only (records name pods'
+ * netns), also when an older version or a hand-made directory left it
+ * wider; and the record's path in it. */
+static int record_place(const char *dir, const struct cni_record *r, char d[PATH_MAX],
+			char path[PATH_MAX], struct rn_error *e)
+{
+	if (net_dir(d, PATH_MAX, dir, r->network) ||
+	    rec_path(path, PATH_MAX, dir, r->network, r->container_id, r->ifname))
 		return rn_fail(e, -ENAMETOOLONG, "state dir %s: path too long", dir);
 	if (mkdir_p(d, e))
 		return e->code;
-	/* root-only (records name pods' netns), also when an older version or a
-	 * hand-made directory left them wider; mkstemp makes the file 0600 */
 	rn_private_dir(dir);
 	rn_private_dir(d);
-	fd = mkstemp(tmp);
+	return 0;
+}
+
+/* Through a temporary file and a rename: a reader (or a crash) sees the old
+ * record or the new one, never half of one. durable: the content is
+ * fsync'd before the rename and the directory after it. */
+static int write_renamed(const char *d, const char *path, const char *text,
+			 bool durable, struct rn_error *e)
+{
+	char tmp[PATH_MAX];
+	int fd, err = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s/" RECORD_TMP_PREFIX "XXXXXX", d) >= (int)sizeof(tmp))
+		return rn_fail(e, -ENAMETOOLONG, "state dir %s: path too long", d);
+	fd = mkstemp(tmp);	/* 0600 */
 	if (fd < 0)
 		return rn_fail(e, -errno, "create %s: %s", tmp, strerror(errno));
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		unlink(tmp);
-		return rn_fail(e, -ENOMEM, "fdopen: out of memory");
-	}
-	o = to_json(r);
-	errno = 0;
-	rc = json_dumpf(o, f, JSON_COMPACT);
-	json_decref(o);
-	/* the content is on disk before the name points at it */
-	if (!rc && (fflush(f) || fsync(fileno(f))))
-		rc = -1;
-	if (fclose(f) || rc) {
-		int err = errno ? -errno : -EIO;
-
+	if (write_all(fd, text, strlen(text)) || (durable && fsync(fd)))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	if (err) {
 		unlink(tmp);
 		return rn_fail(e, err, "write %s: %s", tmp, strerror(-err));
 	}
 	cni_fault_point("record-written");
 	if (rename(tmp, path)) {
-		int err = -errno;
-
+		err = -errno;
 		unlink(tmp);
 		return rn_fail(e, err, "rename to %s: %s", path, strerror(-err));
 	}
-	/* and the name is before ADD allocates anything the record must find.
-	 * The final record of a finished ADD need not be: should a crash
-	 * forget its rename, the first one (complete:false, same attachment,
-	 * same addresses in the store) is what GC and DEL find, and they
-	 * handle it alike. */
-	return r->complete ? 0 : fsync_dir(d, e);
+	return durable ? fsync_dir(d, e) : 0;
+}
+
+int cni_record_write(const char *dir, const struct cni_record *r, struct rn_error *e)
+{
+	char d[PATH_MAX], path[PATH_MAX];
+	char *text;
+	int rc;
+
+	if (record_place(dir, r, d, path, e))
+		return e->code;
+	text = json_dumps_record(r);
+	if (!text)
+		return rn_fail(e, -ENOMEM, "out of memory");
+	/* The final record of a finished ADD is not synced: should a crash
+	 * forget it, or keep its name and lose its content, the first record
+	 * (same attachment; the store holds the addresses by owner) or the
+	 * file's name is what GC and DEL go by (cni_record_list). */
+	rc = write_renamed(d, path, text, !r->complete, e);
+	free(text);
+	return rc;
+}
+
+static void *sync_record(void *arg)
+{
+	struct cni_record_pending *p = arg;
+
+	if (fsync(p->fd))
+		rn_fail(&p->e, -errno, "fsync %s: %s", p->path, strerror(errno));
+	else
+		fsync_dir(p->dir, &p->e);
+	return NULL;
+}
+
+int cni_record_begin(const char *dir, const struct cni_record *r, struct cni_record_pending *p,
+		     struct rn_error *e)
+{
+	char *text;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	p->fd = -1;
+	if (record_place(dir, r, p->dir, p->path, e))
+		return e->code;
+	text = json_dumps_record(r);
+	if (!text)
+		return rn_fail(e, -ENOMEM, "out of memory");
+	/* the usual case, a new attachment: the record is created at its name
+	 * (one sync of file and directory entry together, where a rename
+	 * would need two); one already there is replaced the careful way */
+	p->fd = open(p->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (p->fd < 0) {
+		rc = errno == EEXIST ? write_renamed(p->dir, p->path, text, true, e) :
+				       rn_fail(e, -errno, "create %s: %s", p->path,
+					       strerror(errno));
+		free(text);
+		return rc;
+	}
+	if (write_all(p->fd, text, strlen(text))) {
+		rc = rn_fail(e, -errno, "write %s: %s", p->path, strerror(errno));
+		unlink(p->path);
+		close(p->fd);
+		p->fd = -1;
+		free(text);
+		return rc;
+	}
+	free(text);
+	p->running = !pthread_create(&p->thread, NULL, sync_record, p);
+	if (!p->running)
+		sync_record(p);		/* no thread: the caller waits here */
+	return 0;
+}
+
+int cni_record_wait(struct cni_record_pending *p, struct rn_error *e)
+{
+	int rc;
+
+	if (p->running)
+		pthread_join(p->thread, NULL);
+	p->running = false;
+	if (p->fd >= 0)
+		close(p->fd);
+	p->fd = -1;
+	rc = p->e.code;
+	if (rc)
+		*e = p->e;
+	p->e.code = 0;
+	return rc;
 }
 
 static int read_file(const char *path, struct cni_record *r, struct rn_error *e)
@@ -303,6 +415,24 @@ static DIR *open_net_dir(const char *dir, const char *network, char d[PATH_MAX],
 	return dh;
 }
 
+/* What a record's file name says: its attachment (container id and
+ * ifname; ':' is in neither). */
+static int record_from_name(const char *network, const char *name, struct cni_record *r)
+{
+	const char *colon = strchr(name, ':');
+	size_t id_len = colon ? (size_t)(colon - name) : 0;
+
+	memset(r, 0, sizeof(*r));
+	if (!colon || !id_len || id_len >= sizeof(r->container_id) || !colon[1] ||
+	    strlen(colon + 1) >= sizeof(r->ifname) || strchr(colon + 1, ':') ||
+	    strlen(network) >= sizeof(r->network))
+		return -1;
+	memcpy(r->container_id, name, id_len);
+	strcpy(r->ifname, colon + 1);
+	strcpy(r->network, network);
+	return 0;
+}
+
 int cni_record_list(const char *dir, const char *network, struct cni_record **out, int *n,
 		    struct rn_error *e)
 {
@@ -334,10 +464,21 @@ int cni_record_list(const char *dir, const char *network, struct cni_record **ou
 			}
 			v = nv;
 		}
-		if (snprintf(path, sizeof(path), "%s/%s", d, de->d_name) >= (int)sizeof(path) ||
-		    read_file(path, &v[*n], &re)) {
-			rn_warn("GC: skipping %s: %s", path, re.msg[0] ? re.msg : "path too long");
+		if (snprintf(path, sizeof(path), "%s/%s", d, de->d_name) >= (int)sizeof(path)) {
+			rn_warn("GC: skipping %s/%s: path too long", d, de->d_name);
 			continue;
+		}
+		if (read_file(path, &v[*n], &re)) {
+			/* a record cut short (a writer killed mid-write, a final
+			 * record whose content a crash lost) still names its
+			 * attachment: enough to release what the store holds for
+			 * it; what was in the pod's netns went with the netns */
+			if (re.code != -EINVAL ||
+			    record_from_name(network, de->d_name, &v[*n])) {
+				rn_warn("GC: skipping %s: %s", path, re.msg);
+				continue;
+			}
+			rn_warn("GC: %s: %s; going by its name", path, re.msg);
 		}
 		(*n)++;
 	}
