@@ -31,12 +31,13 @@ clean() {
 }
 CLEAN="||0||$node_links0"
 
-# add_stopped STEP CID POD: an ADD stopped at STEP (its answer goes to
-# $CNI_TMP/bg.out); sets STOPPED_PID (the plugin) and STOPPED_BG (the job)
+# add_stopped STEP CID POD: an ADD (or the command in STOP_CMD) stopped at
+# STEP (its answer goes to $CNI_TMP/bg.out); sets STOPPED_PID (the plugin)
+# and STOPPED_BG (the job)
 add_stopped() {
 	local pid=
 	(CNI_OUT=$CNI_TMP/bg.out CNI_ERR=$CNI_TMP/bg.err RDMANET_CNI_FAULT=stop@$1 \
-		cni_run ADD "$CNI_TMP/net.json" "$2" net1 /run/netns/"$CNI_PFX-$3") &
+		cni_run "${STOP_CMD:-ADD}" "$CNI_TMP/net.json" "$2" net1 /run/netns/"$CNI_PFX-$3") &
 	STOPPED_BG=$!
 	# the plugin's pid: the process running our binary with this fault and container
 	for _ in $(seq 200); do
@@ -150,6 +151,25 @@ if command -v strace >/dev/null; then
 else
 	tap_skip "record durability (the order of create, fsync and the store's write)" "no strace"
 fi
+
+# --- DEL gives the addresses back once the link has left the pod's netns ----------------
+# (the kernel then still waits out an RCU grace period before the delete
+# returns; the host side runs meanwhile: link_delete.h). Stopped at that
+# point, the link is gone from the netns and the store still holds the
+# addresses; let go, DEL finishes and leaves nothing.
+cni_pod_up dgone >/dev/null
+cni_run ADD "$CNI_TMP/net.json" c-dgone net1 /run/netns/"$CNI_PFX-dgone"
+cni_check_ok "ADD c-dgone"
+dgone_held=$(cni_held c-dgone net1)
+STOP_CMD=DEL check "DEL stopped where the host side begins" \
+	add_stopped pod-side-gone c-dgone dgone
+check_eq "  the link has left the netns, the addresses are still held (links|held)" \
+	"$(ip -n "$CNI_PFX-dgone" -o link show net1 2>/dev/null | wc -l)|$(cni_held c-dgone net1)" "0|$dgone_held"
+kill -CONT "$STOPPED_PID"
+wait "$STOPPED_BG"
+check_eq "  DEL then succeeds" "$?" 0
+check_eq "  nothing left (pod|IPAM|registration|record|node links)" \
+	"$(clean c-dgone net1 dgone)" "$CLEAN"
 
 # the same kills, but the runtime never calls DEL: GC alone cleans up
 for step in $STEPS; do

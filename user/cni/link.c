@@ -130,31 +130,48 @@ int cni_link_get(struct nl_sock *sk, const char *name, struct cni_link_info *out
 	return 0;
 }
 
-int cni_link_delete_ours(struct nl_sock *pod, const char *name, const char *alias,
-			 bool *deleted, struct rn_error *e)
+int cni_link_ours(struct nl_sock *pod, const char *name, const char *alias, int *ifindex,
+		  struct rn_error *e)
 {
 	struct cni_link_info info;
-	struct rtnl_link *l;
-	int err;
+	int err = cni_link_get(pod, name, &info, e);
 
-	*deleted = false;
-	err = cni_link_get(pod, name, &info, e);
 	if (err == -ENODEV)
 		return 0;
 	if (err)
 		return err;
-	if (strcmp(info.kind, "macvlan") && strcmp(info.kind, "ipvlan"))
+	if ((strcmp(info.kind, "macvlan") && strcmp(info.kind, "ipvlan")) ||
+	    strcmp(info.alias, alias))
 		return 0;
-	if (strcmp(info.alias, alias))
-		return 0;
-	l = rtnl_link_alloc();
+	*ifindex = info.ifindex;
+	return 1;
+}
+
+int cni_link_delete_index(struct nl_sock *pod, int ifindex, const char *name, bool *deleted,
+			  struct rn_error *e)
+{
+	struct rtnl_link *l = rtnl_link_alloc();
+	int err;
+
+	*deleted = false;
 	if (!l)
 		return rn_fail(e, -ENOMEM, "netlink: out of memory");
-	rtnl_link_set_ifindex(l, info.ifindex);
+	rtnl_link_set_ifindex(l, ifindex);
 	err = rtnl_link_delete(pod, l);
 	rtnl_link_put(l);
 	if (err < 0 && cni_nl_errno(err) != -ENODEV)
 		return rn_fail(e, cni_nl_errno(err), "delete %s: %s", name, nl_geterror(err));
 	*deleted = err >= 0;
 	return 0;
+}
+
+int cni_link_delete_ours(struct nl_sock *pod, const char *name, const char *alias,
+			 bool *deleted, struct rn_error *e)
+{
+	int ifindex, ours = cni_link_ours(pod, name, alias, &ifindex, e);
+
+	*deleted = false;
+	if (ours <= 0)
+		return ours;
+	return cni_link_delete_index(pod, ifindex, name, deleted, e);
 }

@@ -53,8 +53,15 @@ int cni_link_set_up(struct nl_sock *pod, int ifindex, struct rn_error *e);
 /* -ENODEV if there is no such link. */
 int cni_link_get(struct nl_sock *sk, const char *name, struct cni_link_info *out,
 		 struct rn_error *e);
-/* Deletes name if it is a macvlan/ipvlan whose alias is `alias` (or, for a
- * temporary name, that carries no alias yet). Missing: 0, *deleted false. */
+/* 1 and its ifindex if name is a macvlan/ipvlan whose alias is `alias` (or,
+ * for a temporary name, that carries no alias yet); 0 if it is not, or
+ * missing. */
+int cni_link_ours(struct nl_sock *pod, const char *name, const char *alias, int *ifindex,
+		  struct rn_error *e);
+/* Gone already: 0, *deleted false. */
+int cni_link_delete_index(struct nl_sock *pod, int ifindex, const char *name, bool *deleted,
+			  struct rn_error *e);
+/* Deletes name if it is ours (cni_link_ours). Missing: 0, *deleted false. */
 int cni_link_delete_ours(struct nl_sock *pod, const char *name, const char *alias,
 			 bool *deleted, struct rn_error *e);
 

@@ -7,6 +7,7 @@
 #include "addr.h"
 #include "fault.h"
 #include "link.h"
+#include "link_delete.h"
 #include "log.h"
 #include "netns.h"
 #include "record.h"
@@ -39,10 +40,12 @@ static void addrs_of_link(struct nl_sock *pod, struct cni_teardown *t, const cha
 		cni_teardown_add_addr(t, &on_link[i]);
 }
 
-int cni_teardown_pod(struct nl_sock *pod, struct cni_teardown *t, struct rn_error *e)
+/* The pod side up to our link's deletion, which it leaves under way in d
+ * (ns NULL: done before it returns). */
+static int pod_side_start(struct nl_sock *pod, const struct cni_netns *ns,
+			  struct cni_teardown *t, struct cni_link_deletion *d, struct rn_error *e)
 {
-	char alias[CNI_ALIAS_MAX], tmp[RN_IFNAMSIZ];
-	bool deleted;
+	char alias[CNI_ALIAS_MAX];
 	int rc = 0;
 
 	cni_link_alias(t->container_id, alias);
@@ -50,7 +53,21 @@ int cni_teardown_pod(struct nl_sock *pod, struct cni_teardown *t, struct rn_erro
 	for (unsigned int i = 0; i < t->n_addrs; i++)
 		if (cni_rules_del_from(pod, &t->addrs[i], e) < 0)
 			rc = e->code;
-	if (cni_link_delete_ours(pod, t->ifname, alias, &deleted, e))
+	if (cni_link_deletion_start(pod, ns, t->ifname, alias, d, e))
+		rc = e->code;
+	return rc;
+}
+
+/* The rest: the link's deletion returned, and a link left under the
+ * temporary name by an interrupted ADD. */
+static int pod_side_finish(struct nl_sock *pod, struct cni_teardown *t,
+			   struct cni_link_deletion *d, struct rn_error *e)
+{
+	char tmp[RN_IFNAMSIZ];
+	bool deleted;
+	int rc = 0;
+
+	if (cni_link_deletion_finish(d, &deleted, e))
 		rc = e->code;
 	else if (deleted)
 		rn_debug("deleted %s", t->ifname);
@@ -59,6 +76,16 @@ int cni_teardown_pod(struct nl_sock *pod, struct cni_teardown *t, struct rn_erro
 		rc = e->code;
 	else if (deleted)
 		rn_info("deleted %s, left under its temporary name by an interrupted ADD", tmp);
+	return rc;
+}
+
+int cni_teardown_pod(struct nl_sock *pod, struct cni_teardown *t, struct rn_error *e)
+{
+	struct cni_link_deletion d;
+	int rc = pod_side_start(pod, NULL, t, &d, e);
+
+	if (pod_side_finish(pod, t, &d, e))
+		rc = e->code;
 	return rc;
 }
 
@@ -72,7 +99,8 @@ int cni_teardown_unregister(const struct cni_teardown *t, struct cni_err *err)
 	return 0;
 }
 
-int cni_teardown_host(const struct cni_teardown *t, struct cni_err *err)
+/* Registration and allocation (the host side but the record). */
+static int release_host(const struct cni_teardown *t, struct cni_err *err)
 {
 	struct rn_error e = { 0 };
 	int rc = cni_teardown_unregister(t, err);
@@ -85,11 +113,21 @@ int cni_teardown_host(const struct cni_teardown *t, struct cni_err *err)
 		rc = cni_fail(err, RN_CNI_ERR_INTERNAL, "no IPAM store to release %s/%s from",
 			      t->container_id, t->ifname);
 	cni_fault_point("released");
-	if (rc)
-		return rc;
+	return rc;
+}
+
+static int remove_record(const struct cni_teardown *t, struct cni_err *err)
+{
+	struct rn_error e = { 0 };
+
 	if (cni_record_remove(t->state_dir, t->network, t->container_id, t->ifname, &e))
 		return cni_fail_rn(err, RN_CNI_ERR_STATE, &e, "state");
 	return 0;
+}
+
+int cni_teardown_host(const struct cni_teardown *t, struct cni_err *err)
+{
+	return release_host(t, err) || remove_record(t, err) ? -1 : 0;
 }
 
 int cni_teardown_netns(struct cni_teardown *t, struct cni_err *err)
@@ -117,14 +155,39 @@ int cni_teardown_netns(struct cni_teardown *t, struct cni_err *err)
 	return rc;
 }
 
+/* The host side goes on even if the pod side failed: the allocation and
+ * registration must not outlive a pod that is being torn down. It starts
+ * once the link has left the netns (with its addresses): while the kernel
+ * finishes deleting it (link_delete.h). */
 int cni_teardown_all(struct cni_teardown *t, struct cni_err *err)
 {
-	int rc = cni_teardown_netns(t, err);
+	struct cni_link_deletion d = { .done_fd = -1 };
+	struct nl_sock *pod = NULL;
+	struct rn_error e = { 0 };
+	struct cni_netns ns;
+	int rc = 0, o = -ENOENT, host;
 
+	if (t->netns && t->netns[0]) {
+		o = cni_netns_open(&ns, t->netns, &e);
+		if (o == -ENOENT || o == -EINVAL)
+			rn_debug("%s is gone: nothing to clean inside it", t->netns);
+		else if (o)
+			rc = cni_fail_rn(err, RN_CNI_ERR_INTERNAL, &e, "netns");
+		else if (!(pod = cni_nl_open(&ns, &e)) || pod_side_start(pod, &ns, t, &d, &e))
+			rc = cni_fail_rn(err, RN_CNI_ERR_NETLINK, &e, "in %s", t->netns);
+	}
+	cni_link_deletion_gone(&d);
+	cni_fault_point("pod-side-gone");
+	host = release_host(t, err);
+	if (pod && pod_side_finish(pod, t, &d, &e) && !rc)
+		rc = cni_fail_rn(err, RN_CNI_ERR_NETLINK, &e, "in %s", t->netns);
 	cni_fault_point("pod-side-clean");
-	/* the host side goes on even if the pod side failed: the allocation
-	 * and registration must not outlive a pod that is being torn down */
-	if (cni_teardown_host(t, err))
-		rc = -1;
-	return rc;
+	if (pod)
+		nl_socket_free(pod);
+	if (!o)
+		cni_netns_close(&ns);
+	/* the record goes last, and only when everything before it went */
+	if (rc || host)
+		return -1;
+	return remove_record(t, err);
 }
