@@ -130,28 +130,50 @@ int cni_teardown_host(const struct cni_teardown *t, struct cni_err *err)
 	return release_host(t, err) || remove_record(t, err) ? -1 : 0;
 }
 
-int cni_teardown_netns(struct cni_teardown *t, struct cni_err *err)
+/* The pod's netns and a socket in it: 1 if both are open, 0 if there is
+ * nothing to clean inside (no netns named, or it is gone), -1 on an error
+ * (err set). */
+static int pod_open(const struct cni_teardown *t, struct cni_netns *ns, struct nl_sock **pod,
+		    struct cni_err *err)
 {
 	struct rn_error e = { 0 };
-	struct cni_netns ns;
-	struct nl_sock *pod;
-	int rc = 0, o;
+	int o;
 
+	*pod = NULL;
 	if (!t->netns || !t->netns[0])
 		return 0;
-	o = cni_netns_open(&ns, t->netns, &e);
+	o = cni_netns_open(ns, t->netns, &e);
 	if (o == -ENOENT || o == -EINVAL) {
 		rn_debug("%s is gone: nothing to clean inside it", t->netns);
 		return 0;
 	}
 	if (o)
 		return cni_fail_rn(err, RN_CNI_ERR_INTERNAL, &e, "netns");
-	pod = cni_nl_open(&ns, &e);
-	if (!pod || cni_teardown_pod(pod, t, &e))
-		rc = cni_fail_rn(err, RN_CNI_ERR_NETLINK, &e, "in %s", t->netns);
-	if (pod)
-		nl_socket_free(pod);
-	cni_netns_close(&ns);
+	*pod = cni_nl_open(ns, &e);
+	if (*pod)
+		return 1;
+	cni_netns_close(ns);
+	return cni_fail_rn(err, RN_CNI_ERR_NETLINK, &e, "in %s", t->netns);
+}
+
+static void pod_close(struct cni_netns *ns, struct nl_sock *pod)
+{
+	nl_socket_free(pod);
+	cni_netns_close(ns);
+}
+
+int cni_teardown_netns(struct cni_teardown *t, struct cni_err *err)
+{
+	struct rn_error e = { 0 };
+	struct cni_netns ns;
+	struct nl_sock *pod;
+	int rc, open = pod_open(t, &ns, &pod, err);
+
+	if (open <= 0)
+		return open;
+	rc = cni_teardown_pod(pod, t, &e) ?
+		cni_fail_rn(err, RN_CNI_ERR_NETLINK, &e, "in %s", t->netns) : 0;
+	pod_close(&ns, pod);
 	return rc;
 }
 
@@ -162,30 +184,22 @@ int cni_teardown_netns(struct cni_teardown *t, struct cni_err *err)
 int cni_teardown_all(struct cni_teardown *t, struct cni_err *err)
 {
 	struct cni_link_deletion d = { .done_fd = -1 };
-	struct nl_sock *pod = NULL;
 	struct rn_error e = { 0 };
 	struct cni_netns ns;
-	int rc = 0, o = -ENOENT, host;
+	struct nl_sock *pod;
+	int open = pod_open(t, &ns, &pod, err), rc = open < 0 ? -1 : 0, host;
 
-	if (t->netns && t->netns[0]) {
-		o = cni_netns_open(&ns, t->netns, &e);
-		if (o == -ENOENT || o == -EINVAL)
-			rn_debug("%s is gone: nothing to clean inside it", t->netns);
-		else if (o)
-			rc = cni_fail_rn(err, RN_CNI_ERR_INTERNAL, &e, "netns");
-		else if (!(pod = cni_nl_open(&ns, &e)) || pod_side_start(pod, &ns, t, &d, &e))
-			rc = cni_fail_rn(err, RN_CNI_ERR_NETLINK, &e, "in %s", t->netns);
-	}
+	if (open > 0 && pod_side_start(pod, &ns, t, &d, &e))
+		rc = cni_fail_rn(err, RN_CNI_ERR_NETLINK, &e, "in %s", t->netns);
 	cni_link_deletion_gone(&d);
 	cni_fault_point("pod-side-gone");
 	host = release_host(t, err);
-	if (pod && pod_side_finish(pod, t, &d, &e) && !rc)
-		rc = cni_fail_rn(err, RN_CNI_ERR_NETLINK, &e, "in %s", t->netns);
+	if (open > 0) {
+		if (pod_side_finish(pod, t, &d, &e) && !rc)
+			rc = cni_fail_rn(err, RN_CNI_ERR_NETLINK, &e, "in %s", t->netns);
+		pod_close(&ns, pod);
+	}
 	cni_fault_point("pod-side-clean");
-	if (pod)
-		nl_socket_free(pod);
-	if (!o)
-		cni_netns_close(&ns);
 	/* the record goes last, and only when everything before it went */
 	if (rc || host)
 		return -1;
