@@ -62,6 +62,8 @@ dp_wait() {
 }
 
 dp_last() { dp_lines | jq -c "select($1)" 2>/dev/null | tail -1; }
+# dp_alloc_devices EVENT: an allocate event's device specs, "host=container:perm", sorted
+dp_alloc_devices() { jq -c '[.containers[0].devices[] | "\(.host)=\(.container):\(.perm)"] | sort' <<<"$1"; }
 
 # dp_config FILE DEVICE_PLUGIN_JSON
 dp_config() {

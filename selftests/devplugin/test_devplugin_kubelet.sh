@@ -52,7 +52,7 @@ check_eq "$G: 3 devices on NUMA node 1 (ens1f1np1)" \
 
 al=$(dp_last ".event == \"allocate\" and .resource == \"$A\"")
 check_eq "$A: Allocate gives both HCAs' nodes and rdma_cm, rwm" \
-	"$(jq -c '[.containers[0].devices[] | "\(.host)=\(.container):\(.perm)"] | sort' <<<"$al")" \
+	"$(dp_alloc_devices "$al")" \
 	'["/dev/infiniband/issm0=/dev/infiniband/issm0:rwm","/dev/infiniband/issm1=/dev/infiniband/issm1:rwm","/dev/infiniband/rdma_cm=/dev/infiniband/rdma_cm:rwm","/dev/infiniband/umad0=/dev/infiniband/umad0:rwm","/dev/infiniband/umad1=/dev/infiniband/umad1:rwm","/dev/infiniband/uverbs0=/dev/infiniband/uverbs0:rwm","/dev/infiniband/uverbs1=/dev/infiniband/uverbs1:rwm"]'
 check_eq "$A: env names the HCAs, ports and netdevs" \
 	"$(jq -c '.containers[0].envs' <<<"$al")" \

@@ -71,7 +71,7 @@ check_eq "$R: each VF's own NUMA node (none where the kernel knows none)" \
 
 al=$(dp_last ".event == \"allocate\" and .resource == \"$R\"")
 check_eq "$R: Allocate gives the two VFs' RDMA nodes and rdma_cm, rwm" \
-	"$(jq -c '[.containers[0].devices[] | "\(.host)=\(.container):\(.perm)"] | sort' <<<"$al")" \
+	"$(dp_alloc_devices "$al")" \
 	'["/dev/infiniband/issm2=/dev/infiniband/issm2:rwm","/dev/infiniband/issm3=/dev/infiniband/issm3:rwm","/dev/infiniband/rdma_cm=/dev/infiniband/rdma_cm:rwm","/dev/infiniband/umad2=/dev/infiniband/umad2:rwm","/dev/infiniband/umad3=/dev/infiniband/umad3:rwm","/dev/infiniband/uverbs2=/dev/infiniband/uverbs2:rwm","/dev/infiniband/uverbs3=/dev/infiniband/uverbs3:rwm"]'
 check_eq "$R: PCIDEVICE_ as sriov-network-device-plugin names it, the PCI addresses" \
 	"$(jq -c '.containers[0].envs' <<<"$al")" \

@@ -139,14 +139,21 @@ rn_ctl pod add --namespace t --pod a --container-id ca --ifname eth1 --master ro
 	--mac "$MAC_A" --ip 10.77.0.2
 rn_agent_stop
 before=$(progs)
+# refused WHICH MAP_RE: this build's agent meets a pin dir of another
+# layout (WHICH: newer or older): one line naming the map and what to do, a
+# non-zero exit, no program touched
+refused() {
+	local out rc
+	out=$(rn_in_node "$NEW" --config "$cfg" --once 2>&1); rc=$?
+	check "$1 layout: agent refuses (exit $rc)" test $rc -ne 0
+	check_eq "$1 layout: one line" "$(wc -l <<<"$out")" 1
+	check "$1 layout: it names the map and what to do" \
+		grep -q "$2 is a map of another layout.*--uninstall" <<<"$out"
+	check_eq "$1 layout: programs untouched" "$(progs)" "$before"
+}
 # what an agent of the next layout version would have pinned beside ours
 bpftool map create "$RN_PIN/rn_pods_v2" type hash key 8 value 4 entries 1 name rn_pods_v2
-out=$(rn_in_node "$NEW" --config "$cfg" --once 2>&1); rc=$?
-check "newer layout: agent refuses (exit $rc)" test $rc -ne 0
-check_eq "newer layout: one line" "$(wc -l <<<"$out")" 1
-check "newer layout: it names the map and what to do" \
-	grep -q "rn_pods_v2 is a map of another layout.*--uninstall" <<<"$out"
-check_eq "newer layout: programs untouched" "$(progs)" "$before"
+refused newer "rn_pods_v2"
 rn_in a "$GEN" --dst 10.77.0.100 --count 100 --size 200
 check_eq "newer layout: the data path still counts" "$(rn_pod_stat t/a .tx.roce.packets)" 100
 rm -f "$RN_PIN/rn_pods_v2"
@@ -154,12 +161,7 @@ rm -f "$RN_PIN/rn_pods_v2"
 # an older layout's agent attached everything: its pins are all _v0 (what
 # this build's pins were called before a bump), its programs use them
 for f in "$RN_PIN"/rn_*_v1; do mv "$f" "${f%_v1}_v0"; done
-out=$(rn_in_node "$NEW" --config "$cfg" --once 2>&1); rc=$?
-check "older layout: agent refuses (exit $rc)" test $rc -ne 0
-check_eq "older layout: one line" "$(wc -l <<<"$out")" 1
-check "older layout: it names a map and what to do" \
-	grep -q "rn_[a-z_]*_v0 is a map of another layout.*--uninstall" <<<"$out"
-check_eq "older layout: programs untouched" "$(progs)" "$before"
+refused older "rn_[a-z_]*_v0"
 out=$(rn_ctl stats 2>&1); rc=$?
 check "older layout: the CLI (and CNI) of this build say the same in one line" \
 	test $rc -ne 0 -a "$(wc -l <<<"$out")" = 1 -a -n "$(grep "_v0 is a map of another layout" <<<"$out")"

@@ -34,12 +34,8 @@ struct tree {
 
 static void tree_copy(struct tree *t)
 {
-	char cmd[8400];
-
 	snprintf(t->dir, sizeof(t->dir), "/tmp/rn-dpsriov-XXXXXX");
-	assert_non_null(mkdtemp(t->dir));
-	snprintf(cmd, sizeof(cmd), "cp -a '%s/..'/. '%s/'", rn_fixture_sys("cx5_sriov"), t->dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(rn_fixture_copy("cx5_sriov", t->dir), 0);
 	snprintf(t->sys, sizeof(t->sys), "%s/sys", t->dir);
 	snprintf(t->state, sizeof(t->state), "%s/state", t->dir);
 	/* the fixture host is in shared mode; VFs are for exclusive mode */
@@ -63,10 +59,7 @@ static void put(const struct tree *t, const char *rel, const char *val)
 
 static void tree_free(struct tree *t)
 {
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(rn_fixture_remove(t->dir), 0);
 	unsetenv(RN_SRIOV_STATE_DIR_ENV);
 }
 

@@ -34,24 +34,19 @@ struct tree {
 
 static void tree_copy(struct tree *t)
 {
-	char cmd[8400];
+	char sys[300];
 
 	snprintf(t->dir, sizeof(t->dir), "/tmp/rn-sriov-XXXXXX");
-	assert_non_null(mkdtemp(t->dir));
-	snprintf(cmd, sizeof(cmd), "cp -a '%s/..'/. '%s/'", rn_fixture_sys("cx5_sriov"), t->dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(rn_fixture_copy("cx5_sriov", t->dir), 0);
 	snprintf(t->state, sizeof(t->state), "%s/state", t->dir);
-	snprintf(cmd, sizeof(cmd), "%s/sys", t->dir);
+	snprintf(sys, sizeof(sys), "%s/sys", t->dir);
 	unsetenv(RN_SYSFS_ROOT_ENV);
-	rn_rdma_roots_init(&t->roots, cmd);
+	rn_rdma_roots_init(&t->roots, sys);
 }
 
 static void tree_free(struct tree *t)
 {
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(rn_fixture_remove(t->dir), 0);
 }
 
 static void read_attr(const struct tree *t, const char *rel, char *buf, size_t size)
