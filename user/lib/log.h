@@ -3,6 +3,8 @@
 #ifndef RDMANET_LOG_H
 #define RDMANET_LOG_H
 
+#include <stdarg.h>
+
 enum rn_log_level { RN_LOG_ERROR = 0, RN_LOG_WARN, RN_LOG_INFO, RN_LOG_DEBUG };
 
 void rn_log_init(const char *prog, enum rn_log_level level);
@@ -10,6 +12,7 @@ void rn_log_set_level(enum rn_log_level level);
 enum rn_log_level rn_log_level(void);
 void rn_log(enum rn_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+void rn_vlog(enum rn_log_level level, const char *fmt, va_list ap);
 /* Routes libbpf and libxdp messages through rn_log (warnings, or all at debug). */
 void rn_log_hook_libbpf(void);
 /* While set, libbpf warnings are logged at debug level: around probes

@@ -6,9 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 
+#include "map_syscall.h"
 #include "maps.h"
 #include "pin.h"
 #include <rdmanet/pod_index.h>
@@ -42,7 +41,6 @@ void rn_maps_close(struct rn_maps *m)
 int rn_maps_open(struct rn_maps *m, const char *pin_dir, struct rn_error *e)
 {
 	struct bpf_map_info info;
-	__u32 len = sizeof(info);
 	char path[PATH_MAX];
 
 	memset(m, 0, sizeof(*m));
@@ -53,7 +51,7 @@ int rn_maps_open(struct rn_maps *m, const char *pin_dir, struct rn_error *e)
 
 		if (rn_pin_path(path, sizeof(path), pin_dir, rn_map_names[i]))
 			return rn_fail(e, -ENAMETOOLONG, "pin dir %s: path too long", pin_dir);
-		fd = bpf_obj_get(path);
+		fd = rn_bpf_obj_get(path);
 		if (fd < 0) {
 			int err = -errno;
 
@@ -68,15 +66,14 @@ int rn_maps_open(struct rn_maps *m, const char *pin_dir, struct rn_error *e)
 		}
 		*map_field(m, i) = fd;
 	}
-	memset(&info, 0, sizeof(info));
-	if (bpf_map_get_info_by_fd(m->pod_info, &info, &len)) {
+	if (rn_bpf_map_info(m->pod_info, &info)) {
 		int err = -errno;
 
 		rn_maps_close(m);
 		return rn_fail(e, err, "bpf map info: %s", strerror(-err));
 	}
 	m->max_pods = info.max_entries;
-	m->ncpus = libbpf_num_possible_cpus();
+	m->ncpus = rn_possible_cpus();
 	if (m->ncpus <= 0) {
 		rn_maps_close(m);
 		return rn_fail(e, -EINVAL, "cannot count possible CPUs");
@@ -176,7 +173,7 @@ int rn_maps_percpu_sum(const struct rn_maps *m, int fd, __u32 key, void *out, si
 
 	if (!all)
 		return -ENOMEM;
-	if (bpf_map_lookup_elem(fd, &key, all)) {
+	if (rn_bpf_map_lookup(fd, &key, all)) {
 		int err = -errno;
 
 		free(all);
@@ -192,7 +189,7 @@ int rn_maps_percpu_sum(const struct rn_maps *m, int fd, __u32 key, void *out, si
 
 int rn_master_get(const struct rn_maps *m, __u32 slot, struct rn_master *out)
 {
-	if (bpf_map_lookup_elem(m->masters, &slot, out))
+	if (rn_bpf_map_lookup(m->masters, &slot, out))
 		return -errno;
 	return 0;
 }
@@ -220,13 +217,13 @@ int rn_pod_lookup_key(const struct rn_maps *m, const struct rn_pod_key *key, __u
 		__u32 idx = bucket * RN_POD_INDEX_WAYS + way;
 		struct rn_pod_index_entry ent;
 
-		if (!bpf_map_lookup_elem(m->pod_idx, &idx, &ent) && ent.used && ent.key == bits) {
+		if (!rn_bpf_map_lookup(m->pod_idx, &idx, &ent) && ent.used && ent.key == bits) {
 			*slot = ent.slot;
 			return 0;
 		}
 	}
-	if (!bpf_map_lookup_elem(m->pod_ovf, &bucket, &ovf) && ovf &&
-	    !bpf_map_lookup_elem(m->pods, key, slot))
+	if (!rn_bpf_map_lookup(m->pod_ovf, &bucket, &ovf) && ovf &&
+	    !rn_bpf_map_lookup(m->pods, key, slot))
 		return 0;
 	return -ENOENT;
 }
@@ -234,16 +231,15 @@ int rn_pod_lookup_key(const struct rn_maps *m, const struct rn_pod_key *key, __u
 int rn_maps_dump(int fd, void *keys, size_t key_size, void *values, size_t value_size,
 		 __u32 max)
 {
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	__u64 token = 0;
 	__u32 got = 0;
 	bool first = true;
 
 	while (got < max) {
 		__u32 count = max - got;
-		int err = bpf_map_lookup_batch(fd, first ? NULL : &token, &token,
-					       (char *)keys + got * key_size,
-					       (char *)values + got * value_size, &count, &opts);
+		int err = rn_bpf_map_lookup_batch(fd, first ? NULL : &token, &token,
+						  (char *)keys + got * key_size,
+						  (char *)values + got * value_size, &count);
 
 		got += count;
 		first = false;

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <bpf/bpf.h>
 #include <sys/socket.h>
 
+#include "map_syscall.h"
 #include "pin.h"
 #include "registry.h"
 #include <rdmanet/pod_index.h>
@@ -126,18 +126,18 @@ static int index_insert(const struct rn_maps *m, const struct rn_pod_key *key, _
 		__u32 idx = bucket * RN_POD_INDEX_WAYS + way;
 		struct rn_pod_index_entry ent;
 
-		if (bpf_map_lookup_elem(m->pod_idx, &idx, &ent))
+		if (rn_bpf_map_lookup(m->pod_idx, &idx, &ent))
 			return -errno;
 		if (ent.used)
 			continue;
 		ent = (struct rn_pod_index_entry){ .key = bits, .slot = slot, .used = 1 };
-		return bpf_map_update_elem(m->pod_idx, &idx, &ent, BPF_ANY) ? -errno : 0;
+		return rn_bpf_map_update(m->pod_idx, &idx, &ent, BPF_ANY) ? -errno : 0;
 	}
-	if (bpf_map_update_elem(m->pods, key, &slot, BPF_ANY))
+	if (rn_bpf_map_update(m->pods, key, &slot, BPF_ANY))
 		return -errno;
-	bpf_map_lookup_elem(m->pod_ovf, &bucket, &ovf);
+	rn_bpf_map_lookup(m->pod_ovf, &bucket, &ovf);
 	ovf++;
-	return bpf_map_update_elem(m->pod_ovf, &bucket, &ovf, BPF_ANY) ? -errno : 0;
+	return rn_bpf_map_update(m->pod_ovf, &bucket, &ovf, BPF_ANY) ? -errno : 0;
 }
 
 static void index_remove(const struct rn_maps *m, const struct rn_pod_key *key, __u32 slot)
@@ -149,19 +149,19 @@ static void index_remove(const struct rn_maps *m, const struct rn_pod_key *key, 
 		__u32 idx = bucket * RN_POD_INDEX_WAYS + way;
 		struct rn_pod_index_entry ent;
 
-		if (bpf_map_lookup_elem(m->pod_idx, &idx, &ent) || !ent.used || ent.key != bits ||
+		if (rn_bpf_map_lookup(m->pod_idx, &idx, &ent) || !ent.used || ent.key != bits ||
 		    ent.slot != slot)
 			continue;
 		memset(&ent, 0, sizeof(ent));
-		bpf_map_update_elem(m->pod_idx, &idx, &ent, BPF_ANY);
+		rn_bpf_map_update(m->pod_idx, &idx, &ent, BPF_ANY);
 		return;
 	}
-	if (bpf_map_lookup_elem(m->pods, key, &owner) || owner != slot)
+	if (rn_bpf_map_lookup(m->pods, key, &owner) || owner != slot)
 		return;
-	bpf_map_delete_elem(m->pods, key);
-	if (!bpf_map_lookup_elem(m->pod_ovf, &bucket, &ovf) && ovf) {
+	rn_bpf_map_delete(m->pods, key);
+	if (!rn_bpf_map_lookup(m->pod_ovf, &bucket, &ovf) && ovf) {
 		ovf--;
-		bpf_map_update_elem(m->pod_ovf, &bucket, &ovf, BPF_ANY);
+		rn_bpf_map_update(m->pod_ovf, &bucket, &ovf, BPF_ANY);
 	}
 }
 
@@ -181,8 +181,8 @@ static void unpublish_keys(const struct rn_maps *m, const struct rn_pod *pod, __
 		struct rn_pod_ip_key ik;
 
 		ip_key(&ik, pod->master, &ips[i]);
-		if (!bpf_map_lookup_elem(m->pod_ips, &ik, &owner) && owner == slot)
-			bpf_map_delete_elem(m->pod_ips, &ik);
+		if (!rn_bpf_map_lookup(m->pod_ips, &ik, &owner) && owner == slot)
+			rn_bpf_map_delete(m->pod_ips, &ik);
 	}
 }
 
@@ -195,14 +195,14 @@ static void retire_counters(const struct rn_maps *m, const struct rn_pod *pod, _
 	__u32 mslot = pod->master;
 
 	if (mslot >= RN_MAX_MASTERS || rn_maps_percpu_sum(m, m->pod_ctr, slot, &c, sizeof(c)) ||
-	    bpf_map_lookup_elem(m->mst_ret, &mslot, &ret))
+	    rn_bpf_map_lookup(m->mst_ret, &mslot, &ret))
 		return;
 	for (int d = 0; d < RN_DIR_MAX; d++)
 		for (int k = 0; k < RN_CLASS_MAX; k++) {
 			ret.traffic[d][k].packets += c.traffic[d][k].packets;
 			ret.traffic[d][k].bytes += c.traffic[d][k].bytes;
 		}
-	bpf_map_update_elem(m->mst_ret, &mslot, &ret, BPF_ANY);
+	rn_bpf_map_update(m->mst_ret, &mslot, &ret, BPF_ANY);
 }
 
 /* Unregisters a slot: keys first (the data path stops finding it), its
@@ -212,11 +212,11 @@ void rn_registry_remove_slot(const struct rn_maps *m, __u32 slot)
 {
 	struct rn_pod pod;
 
-	if (!bpf_map_lookup_elem(m->pod_info, &slot, &pod)) {
+	if (!rn_bpf_map_lookup(m->pod_info, &slot, &pod)) {
 		unpublish_keys(m, &pod, slot);
 		retire_counters(m, &pod, slot);
 	}
-	bpf_map_delete_elem(m->pod_meta, &slot);
+	rn_bpf_map_delete(m->pod_meta, &slot);
 }
 
 static int free_slot(const struct rn_maps *m, const struct meta_table *t, __u32 *slot)
@@ -256,11 +256,11 @@ static int conflict(const struct rn_maps *m, const struct rn_pod_spec *s, __u16 
 		struct rn_pod_ip_key ik;
 
 		ip_key(&ik, master, &s->ips[i]);
-		found = !bpf_map_lookup_elem(m->pod_ips, &ik, &owner) && (int)owner != self;
+		found = !rn_bpf_map_lookup(m->pod_ips, &ik, &owner) && (int)owner != self;
 	}
 	if (!found)
 		return 0;
-	if (bpf_map_lookup_elem(m->pod_meta, &owner, &meta))
+	if (rn_bpf_map_lookup(m->pod_meta, &owner, &meta))
 		return rn_fail(e, -EEXIST, "address already registered on %s (slot %u)",
 			       s->master, owner);
 	return rn_fail(e, -EEXIST, "%s already registered on %s by %s/%s (container %.12s, %s)",
@@ -304,7 +304,7 @@ static int zero_counters(const struct rn_maps *m, __u32 slot)
 
 	if (!zero)
 		return -ENOMEM;
-	err = bpf_map_update_elem(m->pod_ctr, &slot, zero, BPF_ANY) ? -errno : 0;
+	err = rn_bpf_map_update(m->pod_ctr, &slot, zero, BPF_ANY) ? -errno : 0;
 	free(zero);
 	return err;
 }
@@ -320,8 +320,8 @@ static int publish_pod(const struct rn_maps *m, const struct rn_pod *pod,
 	 * holds another pod's info or counters */
 	if (fresh && zero_counters(m, slot))
 		return rn_fail(e, -errno, "reset counters of slot %u: %s", slot, strerror(errno));
-	if (bpf_map_update_elem(m->pod_info, &slot, pod, BPF_ANY) ||
-	    bpf_map_update_elem(m->pod_meta, &slot, meta, BPF_ANY))
+	if (rn_bpf_map_update(m->pod_info, &slot, pod, BPF_ANY) ||
+	    rn_bpf_map_update(m->pod_meta, &slot, meta, BPF_ANY))
 		return rn_fail(e, -errno, "write pod slot %u: %s", slot, strerror(errno));
 	if (!(pod->flags & RN_POD_F_IP_KEYED)) {
 		struct rn_pod_key key = { .master = pod->master };
@@ -337,7 +337,7 @@ static int publish_pod(const struct rn_maps *m, const struct rn_pod *pod,
 		struct rn_pod_ip_key ik;
 
 		ip_key(&ik, pod->master, &ips[i]);
-		if (bpf_map_update_elem(m->pod_ips, &ik, &slot, BPF_ANY))
+		if (rn_bpf_map_update(m->pod_ips, &ik, &slot, BPF_ANY))
 			return rn_fail(e, -errno, "publish IP: %s", strerror(errno));
 	}
 	return 0;
@@ -363,7 +363,7 @@ static int mark_master_ip_keyed(const struct rn_maps *m, __u32 mslot)
 	if (ms.flags & RN_MASTER_F_IP_KEYED)
 		return 0;
 	ms.flags |= RN_MASTER_F_IP_KEYED;
-	return bpf_map_update_elem(m->masters, &mslot, &ms, BPF_EXIST) ? -errno : 0;
+	return rn_bpf_map_update(m->masters, &mslot, &ms, BPF_EXIST) ? -errno : 0;
 }
 
 /* Re-registration keeps the slot and its counters and swaps the keys; if
@@ -376,8 +376,8 @@ static int republish(const struct rn_maps *m, const struct rn_pod_spec *s, __u16
 	struct rn_pod old_pod;
 	int err;
 
-	if (bpf_map_lookup_elem(m->pod_info, &slot, &old_pod) ||
-	    bpf_map_lookup_elem(m->pod_meta, &slot, &old_meta))
+	if (rn_bpf_map_lookup(m->pod_info, &slot, &old_pod) ||
+	    rn_bpf_map_lookup(m->pod_meta, &slot, &old_meta))
 		return rn_fail(e, -errno, "read pod slot %u: %s", slot, strerror(errno));
 	unpublish_keys(m, &old_pod, slot);
 	err = rn_registry_publish(m, s, master, slot, false, e);

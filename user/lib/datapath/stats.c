@@ -3,9 +3,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <bpf/bpf.h>
 #include <sys/socket.h>
 
+#include "map_syscall.h"
 #include "config.h"
 #include "pin.h"
 #include "stats.h"
@@ -52,12 +52,11 @@ static int read_pod_counters(const struct rn_maps *m, struct rn_stats *s,
 		return rn_fail(e, -ENOMEM, "out of memory");
 	}
 	for (__u32 base = 0; base < m->max_pods; base += chunk) {
-		LIBBPF_OPTS(bpf_map_batch_opts, opts);
 		__u32 in = base, out, count = m->max_pods - base < chunk ? m->max_pods - base : chunk;
 
 		/* an array's batch token is the next key */
-		if (bpf_map_lookup_batch(m->pod_ctr, base ? &in : NULL, &out, keys, buf, &count,
-					 &opts) && errno != ENOENT) {
+		if (rn_bpf_map_lookup_batch(m->pod_ctr, base ? &in : NULL, &out, keys, buf,
+					    &count) && errno != ENOENT) {
 			int err = -errno;
 
 			free(buf);
@@ -98,7 +97,7 @@ static void add_retired(const struct rn_maps *m, __u32 slot,
 {
 	struct rn_master_retired ret;
 
-	if (bpf_map_lookup_elem(m->mst_ret, &slot, &ret))
+	if (rn_bpf_map_lookup(m->mst_ret, &slot, &ret))
 		return;
 	for (int d = 0; d < RN_DIR_MAX; d++)
 		for (int c = 0; c < RN_CLASS_MAX; c++) {
