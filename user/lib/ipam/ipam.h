@@ -50,8 +50,7 @@
  *  - dual stack is all-or-nothing: either every requested family gets an
  *    address or nothing is allocated;
  *  - release and gc are idempotent; an address is durable in the store
- *    before allocate returns it (rn_ipam_allocate_start: before
- *    rn_ipam_allocate_wait returns);
+ *    before allocate returns it;
  *  - gc considers only the allocations of one node (the config's, by
  *    default): each node's runtime knows only its own attachments.
  *
