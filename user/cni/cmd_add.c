@@ -175,9 +175,7 @@ static int allocate(struct add *a)
 	struct rn_ipam_result res;
 	struct rn_error e = { 0 };
 
-	/* its commit (the store's disk write) goes on while ADD configures
-	 * the pod; allocation_durable waits for it before ADD answers */
-	if (rn_ipam_allocate_start(a->ipam, &req, &res, &e))
+	if (rn_ipam_allocate(a->ipam, &req, &res, &e))
 		return cni_fail_rn(&r->err, cni_code_of(e.code, RN_CNI_ERR_INTERNAL), &e,
 				   "IPAM");
 	for (unsigned int i = 0; i < res.n; i++) {
@@ -188,16 +186,6 @@ static int allocate(struct add *a)
 		a->att.addrs[i] = res.addrs[i];
 	}
 	a->att.n_addrs = res.n;
-	return 0;
-}
-
-static int allocation_durable(struct add *a)
-{
-	struct rn_error e = { 0 };
-
-	if (rn_ipam_allocate_wait(a->ipam, &e))
-		return cni_fail_rn(&a->r->err, cni_code_of(e.code, RN_CNI_ERR_INTERNAL), &e,
-				   "IPAM");
 	return 0;
 }
 
@@ -543,9 +531,6 @@ int cni_cmd_add(struct cni_req *r, json_t **result)
 	if (do_register(&a))
 		goto fail;
 	cni_fault_point("registered");
-	if (allocation_durable(&a))
-		goto fail;
-	cni_fault_point("committed");
 	/* the runtime may have deleted the netns meanwhile: our fd kept it alive,
 	 * but nobody can reach what we built there */
 	if (!cni_netns_still_there(&a.ns)) {

@@ -244,10 +244,9 @@ static int fill_address(struct rn_ipam *ipam, const struct rn_ipam_allocation *a
 	return 0;
 }
 
-static int allocate(struct rn_ipam *ipam, const struct rn_ipam_request *req,
-		    struct rn_ipam_result *res, bool start, struct rn_error *e)
+int rn_ipam_allocate(struct rn_ipam *ipam, const struct rn_ipam_request *req,
+		     struct rn_ipam_result *res, struct rn_error *e)
 {
-	const struct rn_store_ops *ops = ipam->store->ops;
 	struct rn_alloc_plan plan = { 0 };
 	struct rn_ipam_allocation got[2];
 	const char *node = req->node && req->node[0] ? req->node : ipam->cfg->node;
@@ -277,10 +276,7 @@ static int allocate(struct rn_ipam *ipam, const struct rn_ipam_request *req,
 	    plan_family(ipam, req, AF_INET6, req->ipv6_pools, req->n_ipv6_pools, node,
 			&plan.fam[plan.n_families++], e))
 		return e ? e->code : -EINVAL;
-	if (start && ops->allocate_start)
-		err = ops->allocate_start(ipam->store, &plan, got, e);
-	else
-		err = ops->allocate(ipam->store, &plan, got, e);
+	err = ipam->store->ops->allocate(ipam->store, &plan, got, e);
 	if (err)
 		return err;
 	for (unsigned int i = 0; i < plan.n_families; i++) {
@@ -292,31 +288,9 @@ static int allocate(struct rn_ipam *ipam, const struct rn_ipam_request *req,
 	return 0;
 }
 
-int rn_ipam_allocate(struct rn_ipam *ipam, const struct rn_ipam_request *req,
-		     struct rn_ipam_result *res, struct rn_error *e)
-{
-	return allocate(ipam, req, res, false, e);
-}
-
-int rn_ipam_allocate_start(struct rn_ipam *ipam, const struct rn_ipam_request *req,
-			   struct rn_ipam_result *res, struct rn_error *e)
-{
-	return allocate(ipam, req, res, true, e);
-}
-
-int rn_ipam_allocate_wait(struct rn_ipam *ipam, struct rn_error *e)
-{
-	const struct rn_store_ops *ops = ipam->store->ops;
-
-	return ops->commit_wait ? ops->commit_wait(ipam->store, e) : 0;
-}
-
 int rn_ipam_release(struct rn_ipam *ipam, const char *container_id, const char *ifname,
 		    struct rn_error *e)
 {
-	/* a rollback after rn_ipam_allocate_start: what the commit did is
-	 * released either way */
-	rn_ipam_allocate_wait(ipam, NULL);
 	if (check_writable(ipam, "release", e) || check_owner(container_id, ifname, e))
 		return e ? e->code : -EINVAL;
 	return ipam->store->ops->release_owner(ipam->store, container_id, ifname, e);

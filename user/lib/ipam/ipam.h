@@ -149,17 +149,6 @@ const char *rn_ipam_store_name(const struct rn_ipam *ipam);
 
 int rn_ipam_allocate(struct rn_ipam *ipam, const struct rn_ipam_request *req,
 		     struct rn_ipam_result *res, struct rn_error *e);
-/* rn_ipam_allocate with the commit, the store's wait for the disk, left
- * running on a thread while the caller configures the addresses: *res is
- * chosen and written, and no other process can take it (the store's write
- * lock is held until the commit ends), but it is held only once
- * rn_ipam_allocate_wait returns 0; on an error there, it never was. Until
- * then only rn_ipam_allocate_wait, rn_ipam_release (a rollback: it waits
- * first) and rn_ipam_close may use the handle. The etcd store's write is
- * one request: done in the call, and the wait returns 0. */
-int rn_ipam_allocate_start(struct rn_ipam *ipam, const struct rn_ipam_request *req,
-			   struct rn_ipam_result *res, struct rn_error *e);
-int rn_ipam_allocate_wait(struct rn_ipam *ipam, struct rn_error *e);
 /* Releases what (container_id, ifname) holds; returns how many addresses
  * were released (0 if none: not an error). */
 int rn_ipam_release(struct rn_ipam *ipam, const char *container_id, const char *ifname,

@@ -60,12 +60,6 @@ struct rn_store_ops {
 	 * holds for a family, new ones otherwise. */
 	int (*allocate)(struct rn_store *s, const struct rn_alloc_plan *plan,
 			struct rn_ipam_allocation out[2], struct rn_error *e);
-	/* Optional (a store whose write is one request has nothing to defer):
-	 * allocate, with the commit left running (rn_ipam_allocate_start);
-	 * commit_wait returns its result. */
-	int (*allocate_start)(struct rn_store *s, const struct rn_alloc_plan *plan,
-			      struct rn_ipam_allocation out[2], struct rn_error *e);
-	int (*commit_wait)(struct rn_store *s, struct rn_error *e);
 	int (*release_owner)(struct rn_store *s, const char *container_id, const char *ifname,
 			     struct rn_error *e);
 	int (*release_ip)(struct rn_store *s, const char *pool, const struct rn_addr *addr,

@@ -28,7 +28,6 @@
  * after which the call fails with -EAGAIN. */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,10 +103,6 @@ struct sqlite_store {
 	struct rn_sqlite_wal wal;
 	int prepare_rc;			/* the last failed prepare's, else 0 */
 	bool writing;			/* holds the writer queue */
-	bool committing;		/* a commit runs on committer */
-	pthread_t committer;
-	int commit_rc;
-	struct rn_error commit_err;
 };
 
 static struct sqlite_store *to_sq(struct rn_store *s)
@@ -590,11 +585,10 @@ static int allocate_family(struct sqlite_store *s, const struct rn_alloc_plan *p
 		       f->n ? f->pools[0]->name : "(none)");
 }
 
-/* The allocation's transaction up to its commit: on success it is still
- * open, with the write lock held. */
-static int allocate_uncommitted(struct sqlite_store *s, const struct rn_alloc_plan *plan,
-				struct rn_ipam_allocation out[2], struct rn_error *e)
+static int sq_allocate(struct rn_store *base, const struct rn_alloc_plan *plan,
+		       struct rn_ipam_allocation out[2], struct rn_error *e)
 {
+	struct sqlite_store *s = to_sq(base);
 	struct rn_ipam_allocation held[2];
 	bool have[2];
 	int err;
@@ -611,55 +605,9 @@ static int allocate_uncommitted(struct sqlite_store *s, const struct rn_alloc_pl
 		else
 			err = allocate_family(s, plan, f, &out[i], e);
 	}
-	return err ? rollback(s, err) : 0;	/* all-or-nothing */
-}
-
-static int sq_allocate(struct rn_store *base, const struct rn_alloc_plan *plan,
-		       struct rn_ipam_allocation out[2], struct rn_error *e)
-{
-	struct sqlite_store *s = to_sq(base);
-
-	if (allocate_uncommitted(s, plan, out, e))
-		return e->code;
+	if (err)
+		return rollback(s, err);	/* all-or-nothing */
 	return commit(s, e) ? e->code : 0;
-}
-
-static void *committer(void *arg)
-{
-	struct sqlite_store *s = arg;
-
-	s->commit_rc = commit(s, &s->commit_err);
-	return NULL;
-}
-
-/* The commit is the WAL's fsync (and now and then a checkpoint's): the
- * caller configures the addresses meanwhile. The write lock is held until
- * the commit ends, so nobody else can take them in between. */
-static int sq_allocate_start(struct rn_store *base, const struct rn_alloc_plan *plan,
-			     struct rn_ipam_allocation out[2], struct rn_error *e)
-{
-	struct sqlite_store *s = to_sq(base);
-
-	if (allocate_uncommitted(s, plan, out, e))
-		return e->code;
-	memset(&s->commit_err, 0, sizeof(s->commit_err));
-	if (pthread_create(&s->committer, NULL, committer, s))
-		return commit(s, e) ? e->code : 0;	/* no thread: commit here */
-	s->committing = true;
-	return 0;
-}
-
-static int sq_commit_wait(struct rn_store *base, struct rn_error *e)
-{
-	struct sqlite_store *s = to_sq(base);
-
-	if (!s->committing)
-		return 0;
-	pthread_join(s->committer, NULL);
-	s->committing = false;
-	if (s->commit_rc && e)
-		*e = s->commit_err;
-	return s->commit_rc;
 }
 
 /* One bound DELETE in its own (autocommit) transaction: rows deleted. */
@@ -823,7 +771,6 @@ static void sq_close(struct rn_store *base)
 
 	if (!s)
 		return;
-	sq_commit_wait(base, NULL);
 	for (int i = 0; i < ST_MAX; i++)
 		sqlite3_finalize(s->st[i]);
 	sqlite3_close(s->db);
@@ -838,8 +785,6 @@ static const struct rn_store_ops sqlite_ops = {
 	.pool_write = sq_pool_write,
 	.pool_delete = sq_pool_delete,
 	.allocate = sq_allocate,
-	.allocate_start = sq_allocate_start,
-	.commit_wait = sq_commit_wait,
 	.release_owner = sq_release_owner,
 	.release_ip = sq_release_ip,
 	.list = sq_list,
