@@ -122,8 +122,11 @@ check_eq "  and released and unregistered it, record gone (IPAM|registration|rec
 # a thread while ADD opens the store and creates the link)
 if command -v strace >/dev/null; then
 	cni_pod_up dur >/dev/null
-	CNI_WRAP="strace -f -y -qq -ttt -T -e trace=openat,fsync,pwrite64,write -o $CNI_TMP/strace.log" \
-		cni_run ADD "$CNI_TMP/net.json" c-dur net1 /run/netns/"$CNI_PFX-dur"
+	# checks off: the quickest ADD, the one least likely to hide a store
+	# write that is not done before it answers
+	jq '. + {gatewayCheck: false, ipConflictCheck: false}' "$CNI_TMP/net.json" >"$CNI_TMP/fast.json"
+	CNI_WRAP="strace -f -y -qq -ttt -T -e trace=openat,fsync,fdatasync,pwrite64,write -o $CNI_TMP/strace.log" \
+		cni_run ADD "$CNI_TMP/fast.json" c-dur net1 /run/netns/"$CNI_PFX-dur"
 	cni_check_ok "ADD under strace"
 	# times: a call's start, and its end (start + duration, or the time of
 	# its "resumed" line)
@@ -146,10 +149,66 @@ if command -v strace >/dev/null; then
 		}' "$CNI_TMP/strace.log")
 	check_eq "  the first record: created, fsync'd, its directory fsync'd, before the store is written" \
 		"$order" "created, file synced, directory synced, then the store"
-	cni_run DEL "$CNI_TMP/net.json" c-dur net1 /run/netns/"$CNI_PFX-dur"
+	# the allocation is on disk (its WAL fsync'd) before ADD answers
+	order=$(awk '
+		function dur(l) { return substr(l, match(l, /<[0-9.]+>$/) + 1, RLENGTH - 2) + 0 }
+		/unfinished/ { pend[$1] = $0; pstart[$1] = $2; next }
+		/resumed>/ { line = pend[$1]; start = pstart[$1]; end = $2 }
+		!/resumed>/ { line = $0; start = $2; end = $2 + dur($0) }
+		line ~ /f(data)?sync\(/ && index(line, "ipam.db-wal>") { synced = end }
+		line ~ / write\(1</ && !answered { answered = start }
+		END {
+			if (!synced) print "the WAL never fsynced"
+			else if (!answered) print "no answer on stdout"
+			else if (answered < synced) print "answered before the WAL fsync ended"
+			else print "WAL synced, then the answer"
+		}' "$CNI_TMP/strace.log")
+	check_eq "  the allocation: its commit synced before ADD answers" \
+		"$order" "WAL synced, then the answer"
+	cni_run DEL "$CNI_TMP/fast.json" c-dur net1 /run/netns/"$CNI_PFX-dur"
 	cni_check_ok "  DEL"
 else
 	tap_skip "record durability (the order of create, fsync and the store's write)" "no strace"
+fi
+
+# --- the store's disk full when the allocation commits ---------------------------------
+# (between the store's open and the allocation's commit: the commit's
+# failure fails the ADD, which rolls back everything it built)
+full=$CNI_TMP/full
+if mkdir -p "$full" && mount -t tmpfs -o size=1m tmpfs "$full"; then
+	cni_node_config "$CNI_TMP/full-node.json" monitor "" \
+		"{ \"store\": \"sqlite\", \"path\": \"$full/ipam.db\" }"
+	full_held() {
+		cni_in node "$RN_BUILD/bin/rdmanetctl" -c "$CNI_TMP/full-node.json" -j ip show \
+			--container-id "$1" --ifname net1 2>/dev/null | jq -r '.allocations | length'
+	}
+	export CNI_RUN_CONFIG=$CNI_TMP/full-node.json
+	cni_pod_up full0 >/dev/null
+	cni_run ADD "$CNI_TMP/fast.json" c-full0 net1 /run/netns/"$CNI_PFX-full0"
+	cni_check_ok "a store on a 1 MiB tmpfs: ADD"
+	cni_run DEL "$CNI_TMP/fast.json" c-full0 net1 /run/netns/"$CNI_PFX-full0"
+	cni_pod_up full1 >/dev/null
+	check "ADD stopped once the store is open" add_stopped recorded c-full1 full1
+	dd if=/dev/zero of="$full/filler" bs=4k 2>/dev/null
+	kill -CONT "$STOPPED_PID"
+	wait "$STOPPED_BG"
+	CNI_RC=$? CNI_OUT=$CNI_TMP/bg.out
+	check "  the disk filled meanwhile: ADD fails ($(cni_code))" \
+		test "$CNI_RC" != 0 -a "$(cni_code)" != none
+	check "  saying the store could not write" grep -qi 'full' "$CNI_TMP/bg.out"
+	CNI_OUT=$CNI_TMP/out.json
+	check_eq "  rolled back (pod|allocations|registration|record)" \
+		"$(cni_pod_leftovers full1)|$(full_held c-full1)|$(cni_registered c-full1 net1)|$(ls "$CNI_STATE/faults" 2>/dev/null)" \
+		"|0|0|"
+	rm -f "$full/filler"
+	cni_run ADD "$CNI_TMP/fast.json" c-full1 net1 /run/netns/"$CNI_PFX-full1"
+	cni_check_ok "  room again: the ADD retried succeeds"
+	check_eq "  and holds its addresses" "$(full_held c-full1)" 2
+	cni_run DEL "$CNI_TMP/fast.json" c-full1 net1 /run/netns/"$CNI_PFX-full1"
+	unset CNI_RUN_CONFIG
+	umount "$full"
+else
+	tap_skip "the store's disk full at the commit" "cannot mount a tmpfs"
 fi
 
 # --- DEL gives the addresses back once the link has left the pod's netns ----------------
