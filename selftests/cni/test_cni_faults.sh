@@ -391,6 +391,25 @@ cni_run ADD "$CNI_TMP/netetcd.json" c-e2 net1 "$ns2"
 cni_check_ok "etcd back: ADD succeeds"
 cni_run DEL "$CNI_TMP/netetcd.json" c-e2 net1 "$ns2"
 
+# --- the static plugin hands etcd requests to rdmanet-etcd beside it ---------------------
+# (every etcd call above went that way; without it: a clear error, nothing done)
+check "rdmanet is static (no interpreter), rdmanet-etcd dynamic" \
+	sh -c "! readelf -lW '$CNI_BIN' | grep -q INTERP && readelf -lW '$CNI_BIN-etcd' | grep -q INTERP"
+RDMANET_CNI_LOG=debug cni_run ADD "$CNI_TMP/netetcd.json" c-e2 net1 "$ns2"
+cni_check_ok "ADD with the etcd store"
+check "  went through rdmanet-etcd" grep -q "etcd store: handing over to $CNI_BIN-etcd" "$CNI_ERR"
+cni_run DEL "$CNI_TMP/netetcd.json" c-e2 net1 "$ns2"
+mkdir -p "$CNI_TMP/lonely"
+cp "$CNI_BIN" "$CNI_TMP/lonely/rdmanet"
+CNI_BIN=$CNI_TMP/lonely/rdmanet cni_run ADD "$CNI_TMP/netetcd.json" c-e4 net1 "$ns2"
+cni_check_error 5 "rdmanet without rdmanet-etcd beside it, etcd store: ADD fails with 5"
+check "  naming what is missing" grep -q "through rdmanet-etcd installed beside it" "$CNI_OUT"
+check_eq "  and does nothing (pod|record|etcd)" \
+	"$(cni_pod_leftovers e2)|$(ls "$CNI_STATE/faults")|$(CNI_CONFIG=$CNI_TMP/etcd.json cni_held c-e4 net1)" "||"
+CNI_BIN=$CNI_TMP/lonely/rdmanet CNI_RUN_CONFIG= cni_run ADD "$CNI_TMP/fast.json" c-e4 net1 "$ns2"
+cni_check_ok "  the same plugin with the SQLite store needs nothing beside it"
+CNI_BIN=$CNI_TMP/lonely/rdmanet CNI_RUN_CONFIG= cni_run DEL "$CNI_TMP/fast.json" c-e4 net1 "$ns2"
+
 # --- a store that cannot be opened for another reason: DEL still says "try again" -----
 # (any answer but 11 makes the runtime give up on a DEL whose addresses may be held)
 : >"$CNI_TMP/not-a-dir"

@@ -22,6 +22,7 @@
 #include "user/cni/cni_error.c"
 #include "user/cni/cni_version.c"
 #include "user/cni/fault.c"
+#include "user/cni/handoff.c"
 #include "user/cni/link.c"
 #include "user/cni/netconf.c"
 #include "user/cni/node.c"

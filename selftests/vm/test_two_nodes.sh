@@ -195,6 +195,7 @@ node_setup() {
 	install -D -m 0755 "$RN_BUILD/bin/rdmanetd" /usr/local/sbin/rdmanetd
 	install -D -m 0755 "$RN_BUILD/bin/rdmanetctl" /usr/local/bin/rdmanetctl
 	# the init container's job: the plugin in /opt/cni/bin, the config in /etc/rdmanet
+	install -D -m 0755 "$RN_BUILD/bin/rdmanet-etcd" /opt/cni/bin/rdmanet-etcd
 	install -D -m 0755 "$RN_BUILD/bin/rdmanet" /opt/cni/bin/rdmanet
 	mkdir -p /etc/rdmanet
 	# one node config for both nodes (the node name is the hostname)

@@ -9,21 +9,7 @@
 
 #include "config_publish.h"
 #include "log.h"
-
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
+#include "write_all.h"
 
 int rn_config_publish(const char *path, const char *text, size_t len)
 {
@@ -35,7 +21,7 @@ int rn_config_publish(const char *path, const char *text, size_t len)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		err = -errno;
-	else if ((err = write_all(fd, text, len)) == 0 && fsync(fd))
+	else if ((err = rn_write_all(fd, text, len)) == 0 && fsync(fd))
 		err = -errno;
 	if (fd >= 0 && close(fd) && !err)
 		err = -errno;

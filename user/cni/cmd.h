@@ -14,6 +14,8 @@ struct cni_req {
 	struct cni_env env;
 	struct cni_netconf conf;
 	struct cni_err err;
+	const char *stdin_text;		/* the network config as read */
+	size_t stdin_len;
 };
 
 /* *result: the ADD result to print (owned by the caller). */

@@ -102,6 +102,8 @@ int main(void)
 		rc = version(text, len);
 		goto out;
 	}
+	r.stdin_text = text;
+	r.stdin_len = len;
 	if (cni_netconf_parse(&r.conf, text, len, &r.err) || run(&r)) {
 		rc = fail(&r.err, text, len);
 		goto out;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <jansson.h>
 
+#include "handoff.h"
 #include "log.h"
 #include "node.h"
 
@@ -52,7 +53,9 @@ int cni_node_load(struct cni_req *r, struct rn_config *cfg)
 				rc == -ENOENT ? "cannot be read" : "not valid");
 	}
 	snprintf(c->state_dir, sizeof(c->state_dir), "%s", cfg->cni.state_dir);
-	return same_path(r, "stateDir", c->nad_state_dir, c->state_dir, "cni.state_dir");
+	if (same_path(r, "stateDir", c->nad_state_dir, c->state_dir, "cni.state_dir"))
+		return -1;
+	return cni_store_handoff(r, cfg);
 }
 
 static void fallback_path(json_t *root, const char *section, const char *key, char *out,

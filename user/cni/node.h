@@ -23,7 +23,8 @@
 /* Fills r->conf.config_file and r->conf.state_dir from the node side. The
  * default file missing means defaults; a file RDMANET_CONFIG names must
  * exist. Errors are code 7 (DEL only warns about a network config naming
- * other paths: it cleans up with the node's). */
+ * other paths: it cleans up with the node's). With the etcd store, the
+ * static plugin hands the request to rdmanet-etcd here (handoff.h). */
 int cni_node_load(struct cni_req *r, struct rn_config *cfg);
 /* When the config cannot be loaded as a whole: bpf.pin_dir and
  * cni.state_dir if the file is still JSON naming absolute paths there,

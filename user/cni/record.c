@@ -17,6 +17,7 @@
 #include "log.h"
 #include "private_file.h"
 #include "record.h"
+#include "write_all.h"
 
 /* The temporary file a record is written to before its rename. */
 #define RECORD_TMP_PREFIX ".rec."
@@ -206,25 +207,6 @@ static int from_json(json_t *o, struct cni_record *r)
 	return 0;
 }
 
-/* Writes all of buf, or fails with errno set. */
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (!n)
-				errno = EIO;
-			return -1;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* The record's directory, made and kept root-only (records name pods'
  * netns), also when an older version or a hand-made directory left it
  * wider; and the record's path in it. */
@@ -255,7 +237,7 @@ static int write_renamed(const char *d, const char *path, const char *text,
 	fd = mkstemp(tmp);	/* 0600 */
 	if (fd < 0)
 		return rn_fail(e, -errno, "create %s: %s", tmp, strerror(errno));
-	if (write_all(fd, text, strlen(text)) || (durable && fsync(fd)))
+	if (rn_write_all(fd, text, strlen(text)) || (durable && fsync(fd)))
 		err = -errno;
 	if (close(fd) && !err)
 		err = -errno;
@@ -327,7 +309,7 @@ int cni_record_begin(const char *dir, const struct cni_record *r, struct cni_rec
 		free(text);
 		return rc;
 	}
-	if (write_all(p->fd, text, strlen(text))) {
+	if (rn_write_all(p->fd, text, strlen(text))) {
 		rc = rn_fail(e, -errno, "write %s: %s", p->path, strerror(errno));
 		unlink(p->path);
 		close(p->fd);

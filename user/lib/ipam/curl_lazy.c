@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/auxv.h>
 
 #include "ipam/curl_lazy.h"
 
@@ -31,6 +32,13 @@ const struct rn_curl_api *rn_curl(struct rn_error *e)
 
 	if (ready)
 		return &api;
+	/* glibc cannot load a library into a static program built with
+	 * another glibc than the host's: the static CNI plugin hands etcd
+	 * requests to rdmanet-etcd before it gets here (cni/handoff.h) */
+	if (!getauxval(AT_BASE)) {
+		rn_fail(e, -ENOTSUP, "etcd: a static program cannot load %s", LIBCURL_SONAME);
+		return NULL;
+	}
 	lib = dlopen(LIBCURL_SONAME, RTLD_NOW | RTLD_LOCAL);
 	if (!lib) {
 		rn_fail(e, -ENOENT, "etcd: cannot load %s (install libcurl4): %s", LIBCURL_SONAME,
