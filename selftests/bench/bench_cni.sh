@@ -10,8 +10,9 @@
 #     is measured with its checks as shipped (ARP conflict probe: the answer
 #     that matters is silence, so ADD waits its 50 ms window; gateway ARP:
 #     answered in microseconds) and with both checks off. Also timed: the
-#     kernel deleting such a macvlan with nothing around it, the share of
-#     every DEL that neither plugin can avoid.
+#     kernel deleting such a macvlan with nothing around it: the reference
+#     DEL waits for all of it, rdmanet's DEL until the kernel announces the
+#     link gone (a child waits for the rest: user/cni/link_delete.h).
 #     Targets (figures only, never asserted): ADD with the checks off <= 0.5x
 #     the reference ADD; ADD with the checks on <= the probe window + 10 ms;
 #     DEL <= 1.0x the reference DEL.
@@ -155,7 +156,7 @@ for i in $(seq 20); do
 	kdel+=("$(cni_in k "$RUNNER" --mode link-del --ifname kd0 | jq .ms)")
 done
 kernel_del=$(printf '%s\n' "${kdel[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-printf '  the kernel alone deleting such a macvlan (in every DEL of both): median %.2f ms\n' "$kernel_del"
+printf '  the kernel alone deleting such a macvlan (the reference DEL waits for all of it, rdmanet'"'"'s DEL for its announcement): median %.2f ms\n' "$kernel_del"
 echo "An 8-rail pod: 8 networks, 8 sequential ADDs (as Multus does), then the DELs ($POD_ROUNDS rounds)"
 jq -n --argjson n "$RAILS" '[range($n) | {cniVersion: "1.0.0", name: "rail\(.)", type: "rdmanet",
 	master: "pr\(.)", ippools: {ipv4: ["rail\(.)"]}}]' >"$CNI_TMP/pod-rn.json"

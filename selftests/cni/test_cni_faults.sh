@@ -230,6 +230,36 @@ check_eq "  DEL then succeeds" "$?" 0
 check_eq "  nothing left (pod|IPAM|registration|record|node links)" \
 	"$(clean c-dgone net1 dgone)" "$CLEAN"
 
+# --- DEL answers while the kernel still finishes the link's deletion ---------------------
+# (the delete is sent by a child that keeps nothing of DEL's; once the
+# kernel announces the link gone, DEL goes on without waiting for the
+# delete's return: link_delete.h). The child stopped after the delete
+# returned, before it answers: DEL has answered all the same.
+cni_pod_up dchild >/dev/null
+cni_run ADD "$CNI_TMP/net.json" c-dchild net1 /run/netns/"$CNI_PFX-dchild"
+cni_check_ok "ADD c-dchild"
+(CNI_OUT=$CNI_TMP/bg.out CNI_ERR=$CNI_TMP/bg.err RDMANET_CNI_FAULT=stop@link-deleted \
+	cni_run DEL "$CNI_TMP/net.json" c-dchild net1 /run/netns/"$CNI_PFX-dchild") &
+bg=$!
+child=
+for _ in $(seq 200); do
+	for p in $(pgrep -x rdmanet); do
+		grep -qz "CNI_CONTAINERID=c-dchild" "/proc/$p/environ" 2>/dev/null &&
+			[ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" = T ] && child=$p
+	done
+	[ -n "$child" ] && break
+	sleep 0.02
+done
+check "the deleting child stops once the delete has returned" test -n "$child"
+wait "$bg"
+check_eq "  DEL has answered meanwhile" "$?" 0
+check_eq "  leaving nothing (pod|IPAM|registration|record|node links)" \
+	"$(clean c-dchild net1 dchild)" "$CLEAN"
+check_eq "  the child holds /dev/null as stdio, its socket and its pipe, nothing else" \
+	"$(for fd in /proc/"$child"/fd/*; do readlink "$fd"; done | sed -E 's/:\[[0-9]+\]$//' | sort | xargs)" \
+	"/dev/null /dev/null /dev/null pipe socket"
+[ -n "$child" ] && kill -CONT "$child"
+
 # the same kills, but the runtime never calls DEL: GC alone cleans up
 for step in $STEPS; do
 	cni_pod_up "g$step" >/dev/null

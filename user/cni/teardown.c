@@ -183,7 +183,7 @@ int cni_teardown_netns(struct cni_teardown *t, struct cni_err *err)
  * finishes deleting it (link_delete.h). */
 int cni_teardown_all(struct cni_teardown *t, struct cni_err *err)
 {
-	struct cni_link_deletion d = { .done_fd = -1 };
+	struct cni_link_deletion d = { .result_fd = -1 };
 	struct rn_error e = { 0 };
 	struct cni_netns ns;
 	struct nl_sock *pod;
