@@ -129,7 +129,9 @@ if command -v strace >/dev/null; then
 		cni_run ADD "$CNI_TMP/fast.json" c-dur net1 /run/netns/"$CNI_PFX-dur"
 	cni_check_ok "ADD under strace"
 	# times: a call's start, and its end (start + duration, or the time of
-	# its "resumed" line)
+	# its "resumed" line). Two verdicts, one a line: the first record is on
+	# disk, file and directory entry, before the store is written; the
+	# allocation is on disk (its WAL fsync'd) before ADD answers.
 	order=$(awk -v dir="$CNI_STATE/faults" -v rec="$CNI_STATE/faults/c-dur:net1" '
 		function dur(l) { return substr(l, match(l, /<[0-9.]+>$/) + 1, RLENGTH - 2) + 0 }
 		/unfinished/ { pend[$1] = $0; pstart[$1] = $2; next }
@@ -139,6 +141,8 @@ if command -v strace >/dev/null; then
 		line ~ /^[0-9]+ +[0-9.]+ fsync\(/ && index(line, "<" rec ">") { fsynced = end }
 		line ~ /^[0-9]+ +[0-9.]+ fsync\(/ && index(line, "<" dir ">") && !dstart { dstart = start; dend = end }
 		line ~ /(pwrite64|write)\(/ && index(line, "ipam.db-wal>") && !wal { wal = start }
+		line ~ /f(data)?sync\(/ && index(line, "ipam.db-wal>") { synced = end }
+		line ~ / write\(1</ && !answered { answered = start }
 		END {
 			if (!created) print "not created at its name"
 			else if (!fsynced) print "file not fsynced"
@@ -146,25 +150,15 @@ if command -v strace >/dev/null; then
 			else if (!wal) print "no write to the store"
 			else if (wal < dend) print "store written before the directory sync ended"
 			else print "created, file synced, directory synced, then the store"
-		}' "$CNI_TMP/strace.log")
-	check_eq "  the first record: created, fsync'd, its directory fsync'd, before the store is written" \
-		"$order" "created, file synced, directory synced, then the store"
-	# the allocation is on disk (its WAL fsync'd) before ADD answers
-	order=$(awk '
-		function dur(l) { return substr(l, match(l, /<[0-9.]+>$/) + 1, RLENGTH - 2) + 0 }
-		/unfinished/ { pend[$1] = $0; pstart[$1] = $2; next }
-		/resumed>/ { line = pend[$1]; start = pstart[$1]; end = $2 }
-		!/resumed>/ { line = $0; start = $2; end = $2 + dur($0) }
-		line ~ /f(data)?sync\(/ && index(line, "ipam.db-wal>") { synced = end }
-		line ~ / write\(1</ && !answered { answered = start }
-		END {
 			if (!synced) print "the WAL never fsynced"
 			else if (!answered) print "no answer on stdout"
 			else if (answered < synced) print "answered before the WAL fsync ended"
 			else print "WAL synced, then the answer"
 		}' "$CNI_TMP/strace.log")
+	check_eq "  the first record: created, fsync'd, its directory fsync'd, before the store is written" \
+		"$(sed -n 1p <<<"$order")" "created, file synced, directory synced, then the store"
 	check_eq "  the allocation: its commit synced before ADD answers" \
-		"$order" "WAL synced, then the answer"
+		"$(sed -n 2p <<<"$order")" "WAL synced, then the answer"
 	cni_run DEL "$CNI_TMP/fast.json" c-dur net1 /run/netns/"$CNI_PFX-dur"
 	cni_check_ok "  DEL"
 else
