@@ -31,6 +31,12 @@
  * deletes link NAME of the current netns over rtnetlink and prints how long
  * the kernel took: the part of every DEL no plugin can avoid.
  *
+ * Every call starts once what the calls before it left running has exited
+ * (the runner is their subreaper): rdmanet's DEL answers while a child of
+ * it waits for the kernel to finish deleting the link, and that wait must
+ * not be billed to the next call, whichever plugin's it is. In attach and
+ * detach modes the wall time ends when the last of them has exited.
+ *
  * Run it inside the node's netns (the plugin inherits it). */
 #include <errno.h>
 #include <fcntl.h>
@@ -44,6 +50,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <jansson.h>
 #include <netlink/route/link.h>
@@ -102,15 +109,28 @@ static void set_env(const struct opts *o, const char *cmd, int i)
 	setenv("CNI_ARGS", v, 1);
 }
 
+/* Reaps what earlier calls left running (orphans adopted by this runner). */
+static void wait_leftovers(void)
+{
+	for (;;) {
+		pid_t p = waitpid(-1, NULL, 0);
+
+		if (p < 0 && errno != EINTR)
+			return;		/* ECHILD: none left */
+	}
+}
+
 /* Forks the plugin with `in` on its stdin; collects its stdout. */
 static int run(const struct opts *o, const char *cmd, int i, const char *in, struct call *c)
 {
 	int to[2], from[2];
 	size_t cap = 4096, n = 0, len = strlen(in), off = 0;
-	double t0 = now_ms();
+	double t0;
 	int st;
 	pid_t pid;
 
+	wait_leftovers();
+	t0 = now_ms();
 	c->out = malloc(cap);
 	if (!c->out || pipe2(to, O_CLOEXEC) || pipe2(from, O_CLOEXEC))
 		return -1;
@@ -501,6 +521,7 @@ int main(int argc, char **argv)
 		if (!(confs[p] = load_conf(o.conf_files[p])))
 			goto out;
 	signal(SIGPIPE, SIG_IGN);
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	o.plugin = o.plugins[0];
 	o.node_config = o.node_configs[0];
 	rc = !strcmp(o.mode, "cycle") || !strcmp(o.mode, "pod") ? cycle(&o, confs) :
