@@ -183,20 +183,19 @@ $(OUT)/bin/rdmanetctl: $(CTL_OBJS) $(LIB)
 # (user/cni/handoff.h). The static link warns that dlopen and getaddrinfo
 # need the host's glibc: the plugin never calls them (curl_lazy.c refuses
 # in a static program; libnl's name lookups are not used).
-CNI_LIBS := -lsqlite3 -ljansson -lnl-route-3 -lnl-3 -lpthread -lm
+CNI_LIBS := -lsqlite3 -ljansson -lnl-route-3 -lnl-3
 
 $(OUT)/bin/rdmanet: $(CNI_OBJS) $(LIB)
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(LDFLAGS) -static-pie $^ $(CNI_LIBS) -o $@
+	$(Q)$(CC) $(LDFLAGS) -static-pie $^ $(CNI_LIBS) -lpthread -lm -o $@
 
 # its calls into libc bound at exec (-z now): binding each at its first
 # call costs more
 $(OUT)/bin/rdmanet-etcd: $(CNI_OBJS) $(LIB)
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(LDFLAGS) -Wl,-z,now $^ -Wl,-Bstatic -lsqlite3 -ljansson -lnl-route-3 -lnl-3 \
-		-Wl,-Bdynamic -lpthread -lm -o $@
+	$(Q)$(CC) $(LDFLAGS) -Wl,-z,now $^ -Wl,-Bstatic $(CNI_LIBS) -Wl,-Bdynamic -lpthread -lm -o $@
 
 # --- tests, tools, benchmarks ------------------------------------------------
 

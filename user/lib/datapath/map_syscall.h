@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* The bpf(2) map commands the registry, the stats and the agent's master
- * table use, as thin wrappers of the syscall.
+/* The bpf(2) map commands the registry, the map reader and the stats use
+ * (the data path's part in the CNI plugin and the CLI), as thin wrappers
+ * of the syscall.
  *
  * libbpf has the same wrappers, but its bpf.o refers to its logging, which
  * lives in the object loader, so calling one of them links the whole
  * loader and with it libelf, zlib and zstd. The CNI plugin only reads and
  * writes pinned maps; linked without libbpf it starts faster (it is exec'd
  * for every ADD and DEL) and needs no ELF libraries on the host. Loading
- * and attaching (attach_*.c) stay with libbpf.
+ * and attaching (attach_*.c) and the agent's own map writes stay with
+ * libbpf, which the agent links anyway.
  *
  * Each returns 0 (rn_bpf_obj_get: the fd) or a negative errno, with errno
  * set, as libbpf's do. */
