@@ -94,9 +94,15 @@ static __always_inline int rn_parse_ipv4(struct rn_pkt *p, void *data, void *dat
 		return -RN_MALFORMED_IPV4;
 	ihl = iph->ihl * 4;
 	tot = bpf_ntohs(iph->tot_len);
-	/* BIG TCP aggregates carry tot_len 0; their length is the frame's */
-	if (tot == 0 && pkt_len > 0xffff + p->l3_off)
+	/* BIG TCP aggregates carry tot_len 0; their length is the frame's.
+	 * (A 0 left for the checks below would be malformed too, but 6.1's
+	 * verifier then follows the impossible "0 >= ihl" branch with
+	 * broken bounds and refuses the program.) */
+	if (tot == 0) {
+		if (pkt_len <= 0xffff + p->l3_off)
+			return -RN_MALFORMED_IPV4;
 		tot = pkt_len - p->l3_off;
+	}
 	if (iph->version != 4 || ihl < sizeof(*iph) || tot < ihl ||
 	    p->l3_off + tot > pkt_len || (void *)iph + ihl > data_end)
 		return -RN_MALFORMED_IPV4;
@@ -161,6 +167,16 @@ static __always_inline int rn_parse_ipv6(struct rn_pkt *p, void *data, void *dat
 	return rn_parse_l4(p, cur, data_end, nexthdr, len, data);
 }
 
+/* Makes p live in memory, each field stored once where the parser learns
+ * it. Kept in registers (clang's choice), the fields' values are copied
+ * around before every early return and malformed check on the fast path.
+ * In XDP that costs about 1.5 ns per packet; in tc egress, whose marking
+ * reads the fields again, the registers win, so only XDP asks for it. */
+static __always_inline void rn_pkt_in_memory(struct rn_pkt *p)
+{
+	asm volatile("" : : "r"(p) : "memory");
+}
+
 /* Returns enum rn_class, or -enum rn_malformed. pkt_len is the whole frame
  * (linear part and fragments); only the linear part is read. */
 static __always_inline int rn_parse(struct rn_pkt *p, void *data, void *data_end,
@@ -204,9 +220,11 @@ static __always_inline int rn_parse(struct rn_pkt *p, void *data, void *data_end
 	return RN_CLASS_OTHER;
 }
 
+/* one unsigned compare: RoCE data and CNP are the first two classes */
+_Static_assert(RN_CLASS_ROCE == 0 && RN_CLASS_CNP == 1, "RoCE classes come first");
 static __always_inline int rn_is_roce(int cls)
 {
-	return cls == RN_CLASS_ROCE || cls == RN_CLASS_CNP;
+	return (__u32)cls <= RN_CLASS_CNP;
 }
 
 #endif

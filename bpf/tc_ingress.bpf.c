@@ -23,7 +23,7 @@ int rn_tc_ingress(struct __sk_buff *skb)
 {
 	__u32 mslot = rn_master_slot;
 	struct rn_master *m = bpf_map_lookup_elem(&rn_masters_v1, &mslot);
-	struct rn_master_counters *mc = bpf_map_lookup_elem(&rn_mst_ctr_v1, &mslot);
+	struct rn_master_counters *mc;
 	__u32 len = skb->len;
 	struct rn_pkt p;
 	void *data, *data_end;
@@ -33,13 +33,14 @@ int rn_tc_ingress(struct __sk_buff *skb)
 
 	RN_VARIANT_MARK();
 
-	if (!m || !mc)
+	if (!m)
 		return RN_TC_ACT_OK;
 	rx_here = m->xdp == RN_XDP_NONE;
 	cls = rn_skb_parse(skb, &p, &data, &data_end, len);
 	if (cls < 0) {
 		/* XDP, where attached, has counted it already */
-		if (rx_here)
+		mc = rx_here ? bpf_map_lookup_elem(&rn_mst_ctr_v1, &mslot) : NULL;
+		if (mc)
 			rn_count_malformed(mc, cls);
 		return RN_TC_ACT_OK;
 	}
@@ -49,11 +50,11 @@ int rn_tc_ingress(struct __sk_buff *skb)
 	if (rn_pod_by_mac(p.src_mac, (__u16)mslot, &src)) {
 		verdict = rn_pod_tx(&p, data_end, cls, m, src, segs, bytes);
 		if (verdict == RN_TC_ACT_OK && m->xdp != RN_XDP_SKB)
-			rn_pod_rx(&p, data_end, cls, m, NULL, (__u16)mslot, segs, bytes);
+			rn_pod_rx(&p, data_end, cls, m, 0, mslot, segs, bytes);
 		return verdict;
 	}
 	if (rx_here)
-		rn_pod_rx(&p, data_end, cls, m, mc, (__u16)mslot, segs, bytes);
+		rn_pod_rx(&p, data_end, cls, m, 1, mslot, segs, bytes);
 	return RN_TC_ACT_OK;
 }
 

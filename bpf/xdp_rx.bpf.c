@@ -27,16 +27,17 @@ int rn_xdp_rx(struct xdp_md *ctx)
 	void *data_end = (void *)(long)ctx->data_end;
 	__u32 mslot = rn_master_slot;
 	struct rn_master *m = bpf_map_lookup_elem(&rn_masters_v1, &mslot);
-	struct rn_master_counters *mc = bpf_map_lookup_elem(&rn_mst_ctr_v1, &mslot);
+	struct rn_master_counters *mc;
 	struct rn_pkt p;
 	__u32 len, segs;
 	int cls;
 
 	RN_VARIANT_MARK();
 
-	if (!m || !mc || (m->xdp_gen && m->xdp_gen != rn_xdp_gen))
+	if (!m || (m->xdp_gen && m->xdp_gen != rn_xdp_gen))
 		return XDP_PASS;
 	len = data_end - data;
+	rn_pkt_in_memory(&p);
 	cls = rn_parse(&p, data, data_end, len);
 	/* IP says more than the linear data holds: truncated, or a multi-buffer
 	 * frame whose rest is in fragments. Asking is not free (~10 ns), so
@@ -50,11 +51,13 @@ int rn_xdp_rx(struct xdp_md *ctx)
 		}
 	}
 	if (cls < 0) {
-		rn_count_malformed(mc, cls);
+		mc = bpf_map_lookup_elem(&rn_mst_ctr_v1, &mslot);
+		if (mc)
+			rn_count_malformed(mc, cls);
 		return XDP_PASS;
 	}
 	segs = rn_xdp_segments(&p, len, m->mtu);
-	rn_pod_rx(&p, data_end, cls, m, mc, (__u16)mslot, segs, rn_seg_bytes(&p, len, segs));
+	rn_pod_rx(&p, data_end, cls, m, 1, mslot, segs, rn_seg_bytes(&p, len, segs));
 	return XDP_PASS;
 }
 
