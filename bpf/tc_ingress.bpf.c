@@ -23,7 +23,6 @@ int rn_tc_ingress(struct __sk_buff *skb)
 {
 	__u32 mslot = rn_master_slot;
 	struct rn_master *m = bpf_map_lookup_elem(&rn_masters_v1, &mslot);
-	struct rn_master_counters *mc;
 	__u32 len = skb->len;
 	struct rn_pkt p;
 	void *data, *data_end;
@@ -39,9 +38,8 @@ int rn_tc_ingress(struct __sk_buff *skb)
 	cls = rn_skb_parse(skb, &p, &data, &data_end, len);
 	if (cls < 0) {
 		/* XDP, where attached, has counted it already */
-		mc = rx_here ? bpf_map_lookup_elem(&rn_mst_ctr_v1, &mslot) : NULL;
-		if (mc)
-			rn_count_malformed(mc, cls);
+		if (rx_here)
+			rn_master_malformed(mslot, cls);
 		return RN_TC_ACT_OK;
 	}
 	segs = skb->gso_segs ?: 1;

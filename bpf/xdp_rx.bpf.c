@@ -27,7 +27,6 @@ int rn_xdp_rx(struct xdp_md *ctx)
 	void *data_end = (void *)(long)ctx->data_end;
 	__u32 mslot = rn_master_slot;
 	struct rn_master *m = bpf_map_lookup_elem(&rn_masters_v1, &mslot);
-	struct rn_master_counters *mc;
 	struct rn_pkt p;
 	__u32 len, segs;
 	int cls;
@@ -51,9 +50,7 @@ int rn_xdp_rx(struct xdp_md *ctx)
 		}
 	}
 	if (cls < 0) {
-		mc = bpf_map_lookup_elem(&rn_mst_ctr_v1, &mslot);
-		if (mc)
-			rn_count_malformed(mc, cls);
+		rn_master_malformed(mslot, cls);
 		return XDP_PASS;
 	}
 	segs = rn_xdp_segments(&p, len, m->mtu);
