@@ -33,10 +33,10 @@ static __always_inline int rn_pod_slot_is(__u32 slot, __u64 key_bits)
 /* A pod key's 8 bytes (struct rn_pod_key: mac[6], then master) as one
  * register, read straight from the frame. Building the struct on the stack
  * and reading it back as a __u64 stores 2- and 4-byte pieces and loads 8:
- * the CPU cannot forward those stores to the load and stalls until they
- * reach the cache, about half of what the whole XDP program added per
- * packet. The 4- and 2-byte frame reads may be unaligned, which the
- * verifier allows wherever unaligned access is cheap (x86, arm64). */
+ * the CPU cannot forward those stores to the load and waits until they
+ * reach the cache, on every packet. The 4- and 2-byte frame reads may be
+ * unaligned, which the verifier allows wherever unaligned access is cheap
+ * (x86, arm64). */
 static __always_inline __u64 rn_pod_key_bits_of(const __u8 *mac, __u16 master)
 {
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
