@@ -32,7 +32,8 @@ clean() {
 CLEAN="||0||$node_links0"
 
 # add_stopped STEP CID POD: an ADD (or the command in STOP_CMD) stopped at
-# STEP (its answer goes to $CNI_TMP/bg.out); sets STOPPED_PID (the plugin)
+# STEP (its answer goes to $CNI_TMP/bg.out); sets STOPPED_PID (the stopped
+# process: the plugin, or the child DEL deletes the link from)
 # and STOPPED_BG (the job)
 add_stopped() {
 	local pid= p
@@ -236,20 +237,10 @@ check_eq "  nothing left (pod|IPAM|registration|record|node links)" \
 cni_pod_up dchild >/dev/null
 cni_run ADD "$CNI_TMP/net.json" c-dchild net1 /run/netns/"$CNI_PFX-dchild"
 cni_check_ok "ADD c-dchild"
-(CNI_OUT=$CNI_TMP/bg.out CNI_ERR=$CNI_TMP/bg.err RDMANET_CNI_FAULT=stop@link-deleted \
-	cni_run DEL "$CNI_TMP/net.json" c-dchild net1 /run/netns/"$CNI_PFX-dchild") &
-bg=$!
-child=
-for _ in $(seq 200); do
-	for p in $(pgrep -x rdmanet); do
-		grep -qz "CNI_CONTAINERID=c-dchild" "/proc/$p/environ" 2>/dev/null &&
-			[ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" = T ] && child=$p
-	done
-	[ -n "$child" ] && break
-	sleep 0.02
-done
-check "the deleting child stops once the delete has returned" test -n "$child"
-wait "$bg"
+STOP_CMD=DEL check "the deleting child stops once the delete has returned" \
+	add_stopped link-deleted c-dchild dchild
+child=$STOPPED_PID
+wait "$STOPPED_BG"
 check_eq "  DEL has answered meanwhile" "$?" 0
 check_eq "  leaving nothing (pod|IPAM|registration|record|node links)" \
 	"$(clean c-dchild net1 dchild)" "$CLEAN"
