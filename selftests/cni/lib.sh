@@ -231,16 +231,6 @@ cni_pod_leftovers() {
 	} 2>/dev/null
 }
 
-# a process stopped by SIGSTOP (fault injection) has state T
-cni_wait_stopped() {
-	for _ in $(seq 200); do
-		[ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = T ] && return 0
-		kill -0 "$1" 2>/dev/null || return 1
-		sleep 0.02
-	done
-	return 1
-}
-
 # TAP checks on the last cni_run that show the plugin's answer when they fail
 cni_check_ok() {
 	if cni_ok; then

@@ -304,23 +304,13 @@ done
 # --- the netns vanishes while ADD runs ----------------------------------------------
 for step in created registered; do
 	cni_pod_up "v$step" >/dev/null
-	RDMANET_CNI_FAULT=stop@$step cni_run ADD "$CNI_TMP/net.json" "c-v$step" net1 \
-		/run/netns/"$CNI_PFX-v$step" &
-	bg=$!
-	pid=
-	for _ in $(seq 200); do
-		for p in $(pgrep -x rdmanet); do
-			grep -qz "CNI_CONTAINERID=c-v$step" "/proc/$p/environ" 2>/dev/null && pid=$p
-		done
-		[ -n "$pid" ] && break
-		sleep 0.02
-	done
-	check "ADD stopped at $step" cni_wait_stopped "$pid"
+	check "ADD stopped at $step" add_stopped "$step" "c-v$step" "v$step"
 	ip netns del "$CNI_PFX-v$step"
-	kill -CONT "$pid"
-	wait $bg
-	CNI_RC=$?
+	kill -CONT "$STOPPED_PID"
+	wait "$STOPPED_BG"
+	CNI_RC=$? CNI_OUT=$CNI_TMP/bg.out CNI_ERR=$CNI_TMP/bg.err
 	cni_check_error 3 "netns deleted during ADD (at $step): ADD fails with 3"
+	CNI_OUT=$CNI_TMP/out.json CNI_ERR=$CNI_TMP/err.log
 	check_eq "  rolled back: no allocation, registration or record" \
 		"$(cni_held "c-v$step" net1)|$(cni_registered "c-v$step" net1)|$(ls "$CNI_STATE/faults" 2>/dev/null)" "|0|"
 done
