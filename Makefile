@@ -2,6 +2,11 @@
 # The only build entry point. `make help` lists the targets.
 
 OUT       ?= build
+# The release version, the one place it is written; GIT_COMMIT is the
+# commit built (make image passes it into the image build, which has no
+# .git). Both reach every binary through $(OUT)/gen/rdmanet_version.h.
+VERSION   := 0.9.0
+GIT_COMMIT ?= $(shell git describe --always --dirty --abbrev=12 --match=NeVeR 2>/dev/null || echo unknown)
 CLANG     ?= clang
 # The BPF programs are built with Debian 12's newer clang (bookworm has
 # 19 beside its default 14) for the ISA v3 ALU32 and JMP32 instructions
@@ -89,7 +94,7 @@ TEST_BPF_OBJS  := $(patsubst selftests/%.bpf.c,$(OUT)/selftests/%.bpf.o,$(TEST_B
 BENCH_SRCS     := $(wildcard selftests/bench/*.c)
 BENCH_BINS     := $(patsubst selftests/bench/%.c,$(OUT)/bench/%,$(BENCH_SRCS))
 
-.PHONY: FORCE all help deps print-deps test test-fresh demo-fresh bench demo vmlinux install uninstall clean fuzz fuzz-long check-deps
+.PHONY: FORCE all help deps print-deps print-version test test-fresh demo-fresh bench demo vmlinux install uninstall clean fuzz fuzz-long check-deps
 .DEFAULT_GOAL := all
 # skeletons and objects are inputs of other rules, not throwaway intermediates
 .SECONDARY:
@@ -156,7 +161,14 @@ $(OUT)/gen/devplugin/%.pb-c.c $(OUT)/gen/devplugin/%.pb-c.h: user/lib/devplugin/
 	$(Q)sed '/^service /,/^}/d' $< > $(OUT)/gen/devplugin/msgs/$*.proto
 	$(Q)protoc-c --c_out=$(OUT)/gen/devplugin -I$(OUT)/gen/devplugin/msgs $(OUT)/gen/devplugin/msgs/$*.proto
 
-$(OUT)/obj/%.o: %.c | $(SKELS) $(PROTO_H)
+# rewritten only when the version or commit changed, so that only
+# user/lib/version.o and the links follow a new commit
+$(OUT)/gen/rdmanet_version.h: FORCE
+	$(Q)mkdir -p $(@D)
+	$(Q)printf '#define RN_VERSION "%s"\n#define RN_COMMIT "%s"\n' '$(VERSION)' '$(GIT_COMMIT)' | \
+		cmp -s - $@ || printf '#define RN_VERSION "%s"\n#define RN_COMMIT "%s"\n' '$(VERSION)' '$(GIT_COMMIT)' >$@
+
+$(OUT)/obj/%.o: %.c | $(SKELS) $(PROTO_H) $(OUT)/gen/rdmanet_version.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
@@ -234,7 +246,7 @@ FUZZ_LIB_OBJS := $(patsubst %.c,$(OUT)/fuzzobj/%.o,$(LIB_SRCS) $(PROTO_C) $(wild
 
 $(OUT)/fuzzobj/selftests/%.o: CFLAGS += $(TEST_INCLUDES)
 
-$(OUT)/fuzzobj/%.o: %.c | $(SKELS) $(PROTO_H)
+$(OUT)/fuzzobj/%.o: %.c | $(SKELS) $(PROTO_H) $(OUT)/gen/rdmanet_version.h
 	$(call msg,FUZZCC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(filter-out -O2 -g -Wshadow,$(CFLAGS)) $(FUZZ_FLAGS) -c $< -o $@
@@ -277,6 +289,9 @@ deps:
 	@deploy/install-deps.sh $(DEPS_PKGS) -- $(DEPS_BPO_PKGS)
 
 # the package list, for the test that every command the tests run is in it
+print-version:
+	@echo $(VERSION)
+
 print-deps:
 	@echo $(DEPS_PKGS) $(DEPS_BPO_PKGS)
 

@@ -33,6 +33,9 @@ check_eq "no temporary file left behind" "$(ls -A "$DIR" | grep -vc '^rdmanet.pr
 check_eq "no sample carries a timestamp" \
 	"$(grep -v '^#' "$F" | awk '{ sub(/^[^{ ]+(\{.*\})?/, ""); if (NF != 1) n++ } END { print n + 0 }')" 0
 sample() { grep -F "$1" "$F" | grep -F "$2" | awk '{print $NF}'; }
+VERSION=$(make -s -C "$RN_SRC" print-version)
+check_eq "rdmanet_build_info names this build's version and commit" \
+	"$(grep -c "^rdmanet_build_info{version=\"$VERSION\",commit=\"$("$RN_BUILD/bin/rdmanetd" --version | sed -n 's/.*(commit \(.*\))$/\1/p')\"} 1$" "$F")" 1
 check_eq "pod tx roce packets agree with stats" \
 	"$(sample 'rdmanet_pod_packets_total{namespace="team-1",pod="trainer-0",interface="net1",master="roce0",container_id="ca",direction="tx",class="roce"}' '')" \
 	"$(rn_pod_stat team-1/trainer-0 .tx.roce.packets)"

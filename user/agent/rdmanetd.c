@@ -26,6 +26,7 @@
 #include "mkdir_p.h"
 #include "rdma_tick.h"
 #include "sriov_agent.h"
+#include "version.h"
 
 static volatile sig_atomic_t stop;
 
@@ -42,6 +43,7 @@ static void usage(FILE *f)
 		"                [-v|-q]\n"
 		"       rdmanetd --uninstall [--config FILE] [--pin-dir DIR]\n"
 		"       rdmanetd --check-config [--config FILE]\n"
+		"       rdmanetd --version\n"
 		"\n"
 		"  -c, --config FILE   node config (default %s; a missing default file\n"
 		"                      means all defaults)\n"
@@ -309,6 +311,7 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *config = NULL, *pin_dir = NULL, *publish = NULL;
@@ -317,7 +320,7 @@ int main(int argc, char **argv)
 	struct rn_config c;
 	struct rn_error e = { 0 };
 
-	while ((opt = getopt_long(argc, argv, "c:vqh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:vqhV", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c': config = optarg; break;
 		case 'P': publish = optarg; break;
@@ -328,6 +331,7 @@ int main(int argc, char **argv)
 		case 'v': level = level < RN_LOG_DEBUG ? level + 1 : level; break;
 		case 'q': level = RN_LOG_ERROR; break;
 		case 'h': usage(stdout); return 0;
+		case 'V': rn_version_print(stdout, "rdmanetd"); return 0;
 		default: usage(stderr); return 2;
 		}
 	}

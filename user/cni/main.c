@@ -4,13 +4,16 @@
  * stdin; it answers with one JSON document on stdout (a result, a version
  * list or an error object) and logs on stderr (RDMANET_CNI_LOG=debug|info|
  * warn|error, default warn). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "cni_io.h"
+#include "cni_version.h"
 #include "log.h"
+#include "version.h"
 
 static const char *env_get(const char *name)
 {
@@ -84,6 +87,22 @@ static int run(struct cni_req *r)
 	}
 }
 
+/* Run by hand (no CNI_COMMAND), the plugin says what it is, as the
+ * reference plugins do, without reading stdin. */
+static bool about(void)
+{
+	const char *cmd = getenv("CNI_COMMAND");
+
+	if (cmd && *cmd)
+		return false;
+	fprintf(stderr, "CNI rdmanet plugin %s (commit %s)\n"
+		"CNI protocol versions supported:", rn_version, rn_commit);
+	for (int v = 0; v < CNI_N_VERSIONS; v++)
+		fprintf(stderr, "%s %s", v ? "," : "", cni_version_names[v]);
+	fputc('\n', stderr);
+	return true;
+}
+
 int main(void)
 {
 	static struct cni_req r;
@@ -91,6 +110,8 @@ int main(void)
 	size_t len = 0;
 	int rc;
 
+	if (about())
+		return 0;
 	log_setup();
 	if (cni_read_all(stdin, &text, &len, &r.err))
 		return fail(&r.err, NULL, 0);

@@ -9,6 +9,7 @@
 
 #include "ctl.h"
 #include "log.h"
+#include "version.h"
 
 static const struct ctl_cmd commands[] = {
 	{ "stats", cmd_stats, "stats [--pod NS/NAME] [--master IF] [-b|--bytes] [-j]" },
@@ -67,13 +68,16 @@ int ctl_common_opt(struct ctl *ctl, const char *arg)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: rdmanetctl [-j] [-p] [-c CONFIG] [--pin-dir DIR] OBJECT ...\n\n");
+	fprintf(f, "usage: rdmanetctl [-j] [-p] [-v] [-c CONFIG] [--pin-dir DIR] OBJECT ...\n"
+		   "       rdmanetctl -V|--version\n\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  rdmanetctl %s\n", commands[i].usage);
 	fprintf(f, "\n  -j, --json      JSON output\n"
 		   "  -p, --pretty    indented JSON\n"
 		   "  -c, --config    node config (default %s)\n"
-		   "  --pin-dir DIR   bpffs pin directory (default: config, or %s)\n",
+		   "  --pin-dir DIR   bpffs pin directory (default: config, or %s)\n"
+		   "  -v, --verbose   debug log on stderr\n"
+		   "  -V, --version   the version and the commit it was built from\n",
 		RN_DEFAULT_CONFIG, RN_DEFAULT_PIN_DIR);
 }
 
@@ -110,6 +114,10 @@ int main(int argc, char **argv)
 			continue;
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
+			return 0;
+		}
+		if (!strcmp(argv[i], "-V") || !strcmp(argv[i], "--version")) {
+			rn_version_print(stdout, "rdmanetctl");
 			return 0;
 		}
 		if ((!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config")) && i + 1 < argc) {

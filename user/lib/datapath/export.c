@@ -7,6 +7,7 @@
 #include "metrics_datapath.h"
 #include "stats.h"
 #include "textfile.h"
+#include "version.h"
 
 int rn_export_textfile(const struct rn_config *c, const char *dir, struct rn_error *e)
 {
@@ -19,6 +20,7 @@ int rn_export_textfile(const struct rn_config *c, const char *dir, struct rn_err
 		return err;
 	err = rn_textfile_open(&t, dir, RN_TEXTFILE_NAME, e);
 	if (!err) {
+		rn_metrics_build_info(t.f);
 		rn_metrics_datapath(t.f, &s);
 		/* done with the pod list: the families below read their own */
 		rn_stats_free(&s);
