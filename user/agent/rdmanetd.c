@@ -42,7 +42,7 @@ static void usage(FILE *f)
 		"usage: rdmanetd [--config FILE] [--publish-config FILE] [--pin-dir DIR] [--once]\n"
 		"                [-v|-q]\n"
 		"       rdmanetd --uninstall [--config FILE] [--pin-dir DIR]\n"
-		"       rdmanetd --check-config [--config FILE]\n"
+		"       rdmanetd --check-config [--config FILE] [--cluster]\n"
 		"       rdmanetd --version\n"
 		"\n"
 		"  -c, --config FILE   node config (default %s; a missing default file\n"
@@ -54,6 +54,8 @@ static void usage(FILE *f)
 		"      --uninstall     detach everything rdmanetd attached and unpin\n"
 		"      --check-config  parse the config as a reload would, say ok or what is\n"
 		"                      wrong in one line, exit 0 or 1; touches nothing\n"
+		"      --cluster       this agent is one of many (a DaemonSet): a config must\n"
+		"                      say \"deployment\": \"cluster\" to be used\n"
 		"  -v, --verbose       more log (repeat for debug); -q: errors only\n",
 		RN_DEFAULT_CONFIG, RN_DEFAULT_PIN_DIR);
 }
@@ -128,11 +130,25 @@ static int uninstall(const struct rn_config *c)
 	return 0;
 }
 
+/* --cluster: the config must say so too, since the CNI plugin and
+ * rdmanetctl read it without the flag and refuse, under "cluster", pools
+ * that two nodes would allocate from on their own (ipam/cluster_check.h). */
+static int check_deployment(const struct rn_config *c, bool cluster, const char *path)
+{
+	if (!cluster || c->cluster)
+		return 0;
+	rn_err("config %s: rdmanetd --cluster runs on many nodes but the config does not say "
+	       "\"deployment\": \"cluster\" (add it: every reader then refuses pools two "
+	       "nodes would allocate from on their own)", path);
+	return -1;
+}
+
 /* What the agent was started with that a reload cannot change. */
 struct fixed {
 	char pin_dir[PATH_MAX];	/* the lock, the pins and the open maps live there */
 	unsigned int max_pods;	/* sized into the maps when they were created */
 	bool pin_dir_cli;	/* --pin-dir given: the file's pin_dir is not used */
+	bool cluster;		/* --cluster */
 };
 
 /* A changed config file: a bad one is reported in one line and changes
@@ -149,6 +165,10 @@ static void reload(struct rn_config *c, const struct fixed *fx, const char *path
 
 	if (rn_config_parse(&n, text, &e)) {
 		rn_err("config %s: %s; keeping the last good config", path, e.msg);
+		return;
+	}
+	if (check_deployment(&n, fx->cluster, path)) {
+		rn_config_free(&n);
 		return;
 	}
 	if (!fx->pin_dir_cli && strcmp(n.bpf.pin_dir, fx->pin_dir))
@@ -199,9 +219,9 @@ static long long now_ms(void)
 }
 
 static int run(struct rn_config *c, struct rn_config_watch *w, const char *publish,
-	       bool pin_dir_cli, int once)
+	       bool pin_dir_cli, bool cluster, int once)
 {
-	struct fixed fx = { .pin_dir_cli = pin_dir_cli };
+	struct fixed fx = { .pin_dir_cli = pin_dir_cli, .cluster = cluster };
 	struct rn_error e = { 0 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct rn_dp_server *dp = NULL;
@@ -308,6 +328,7 @@ int main(int argc, char **argv)
 		{ "once", no_argument, NULL, 'o' },
 		{ "uninstall", no_argument, NULL, 'u' },
 		{ "check-config", no_argument, NULL, 'C' },
+		{ "cluster", no_argument, NULL, 'K' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -317,6 +338,7 @@ int main(int argc, char **argv)
 	const char *config = NULL, *pin_dir = NULL, *publish = NULL;
 	struct rn_config_watch w;
 	int once = 0, do_uninstall = 0, check_only = 0, level = RN_LOG_INFO, opt, rc;
+	bool cluster = false;
 	struct rn_config c;
 	struct rn_error e = { 0 };
 
@@ -328,6 +350,7 @@ int main(int argc, char **argv)
 		case 'o': once = 1; break;
 		case 'u': do_uninstall = 1; break;
 		case 'C': check_only = 1; break;
+		case 'K': cluster = true; break;
 		case 'v': level = level < RN_LOG_DEBUG ? level + 1 : level; break;
 		case 'q': level = RN_LOG_ERROR; break;
 		case 'h': usage(stdout); return 0;
@@ -366,6 +389,11 @@ int main(int argc, char **argv)
 	} else {
 		rn_config_defaults(&c);
 	}
+	if (check_deployment(&c, cluster, w.path)) {
+		rn_config_free(&c);
+		rn_config_watch_close(&w);
+		return 1;
+	}
 	if (check_only) {
 		printf("%s: ok%s\n", w.path, w.seen ? "" : " (no file: all defaults)");
 		rn_config_free(&c);
@@ -375,7 +403,7 @@ int main(int argc, char **argv)
 	if (pin_dir)
 		snprintf(c.bpf.pin_dir, sizeof(c.bpf.pin_dir), "%s", pin_dir);
 
-	rc = do_uninstall ? uninstall(&c) : run(&c, &w, publish, pin_dir != NULL, once);
+	rc = do_uninstall ? uninstall(&c) : run(&c, &w, publish, pin_dir != NULL, cluster, once);
 	rn_config_free(&c);
 	rn_config_watch_close(&w);
 	return rc;

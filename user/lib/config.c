@@ -17,6 +17,7 @@ const char *const rn_policy_names[3] = { "off", "monitor", "enforce" };
 const char *const rn_ecn_names[3] = { "off", "ect0", "ect1" };
 const char *const rn_xdp_mode_names[4] = { "auto", "native", "skb", "off" };
 const char *const rn_tc_mode_names[3] = { "auto", "tcx", "clsact" };
+const char *const rn_deployment_names[2] = { "node", "cluster" };
 
 void rn_config_defaults(struct rn_config *c)
 {
@@ -192,9 +193,9 @@ int rn_config_from_json(struct rn_config *c, json_t *root, struct rn_error *e)
 {
 	static const char *const keys[] = { "node", "masters", "default_policy", "qos",
 					    "textfile", "bpf", "ipam", "pools", "rdma", "cni",
-					    "device_plugin", "sriov", NULL };
+					    "device_plugin", "sriov", "deployment", NULL };
 	json_t *masters, *qos, *textfile, *bpf, *cni;
-	int pol, err;
+	int pol, deployment = 0, err;
 
 	rn_config_defaults(c);
 	if (!json_is_object(root))
@@ -203,6 +204,7 @@ int rn_config_from_json(struct rn_config *c, json_t *root, struct rn_error *e)
 	if (rn_json_only_keys(root, keys, "config", e) ||
 	    rn_json_string(root, "node", c->node, sizeof(c->node), "config", e) ||
 	    rn_json_enum(root, "default_policy", rn_policy_names, 3, &pol, "config", e) ||
+	    rn_json_enum(root, "deployment", rn_deployment_names, 2, &deployment, "config", e) ||
 	    rn_json_typed(root, "masters", JSON_ARRAY, &masters, "config", e) ||
 	    rn_json_typed(root, "qos", JSON_OBJECT, &qos, "config", e) ||
 	    rn_json_typed(root, "textfile", JSON_OBJECT, &textfile, "config", e) ||
@@ -215,6 +217,7 @@ int rn_config_from_json(struct rn_config *c, json_t *root, struct rn_error *e)
 	    rn_json_typed(root, "sriov", JSON_ARRAY, &c->sriov, "config", e))
 		goto fail;
 	c->default_policy = pol;
+	c->cluster = deployment == 1;
 	err = (masters && parse_masters(c, masters, e)) ||
 	      (qos && parse_qos(c, qos, e)) ||
 	      (textfile && parse_textfile(c, textfile, e)) ||

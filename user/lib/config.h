@@ -43,6 +43,11 @@ struct rn_config {
 	struct rn_master_config *masters;
 	int n_masters;
 	enum rn_policy default_policy;	/* for auto-discovered masters */
+	/* "deployment": "cluster": the same config reaches several nodes (a
+	 * DaemonSet's ConfigMap), so pools a node would allocate from on its
+	 * own must not share a range with another node (ipam/cluster_check.h);
+	 * "node" (default): one node, e.g. make demo. */
+	bool cluster;
 	struct rn_qos_config qos;
 	struct {
 		char dir[PATH_MAX];
@@ -74,6 +79,7 @@ extern const char *const rn_policy_names[3];
 extern const char *const rn_ecn_names[3];
 extern const char *const rn_xdp_mode_names[4];
 extern const char *const rn_tc_mode_names[3];
+extern const char *const rn_deployment_names[2];	/* "node", "cluster" */
 
 void rn_config_defaults(struct rn_config *c);
 /* Parses a file; on error fills e with "FILE: what is wrong" and leaves c

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ipam/cluster_check.h"
 #include "ipam/ipam.h"
 #include "ipam/ipam_settings.h"
 #include "ipam/store.h"
@@ -214,6 +215,10 @@ static int plan_family(struct rn_ipam *ipam, const struct rn_ipam_request *req, 
 		if (!rn_pool_serves_master(&p->pool, req->master) ||
 		    !rn_pool_serves_node(&p->pool, node))
 			continue;
+		/* a pool stored before the config said "cluster" (pool add) */
+		if (ipam->cfg->cluster &&
+		    rn_ipam_pool_cluster_check(&ipam->settings, &p->pool, e))
+			return rn_fail_wrap(e, "ipam");
 		f->pools[f->n++] = &p->pool;
 	}
 	if (!f->n)
@@ -493,6 +498,8 @@ int rn_ipam_pool_get(struct rn_ipam *ipam, const char *name, struct rn_ipam_pool
 int rn_ipam_pool_add(struct rn_ipam *ipam, const struct rn_pool *p, struct rn_error *e)
 {
 	int r = check_writable(ipam, "pool add", e) ? -EROFS :
+		ipam->cfg->cluster && rn_ipam_pool_cluster_check(&ipam->settings, p, e) ?
+		-EINVAL :
 		ipam->store->ops->pool_write(ipam->store, p, false, RN_POOL_CREATE, e);
 
 	return r < 0 ? r : reload_pools(ipam, e);

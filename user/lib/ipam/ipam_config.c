@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "textfile.h"
+#include "ipam/cluster_check.h"
 #include "ipam/ipam.h"
 #include "ipam/ipam_config.h"
 #include "ipam/ipam_settings.h"
@@ -20,8 +21,11 @@ int rn_ipam_config_check(const struct rn_config *c, struct rn_error *e)
 	err = rn_ipam_config_pools(c, &pools, &n, e);
 	if (err)
 		return err;
+	for (unsigned int i = 0; c->cluster && i < n && !err; i++)
+		if (rn_ipam_pool_cluster_check(&st, &pools[i], e))
+			err = rn_fail_wrap(e, "config: pools[%u]", i);
 	rn_ipam_config_pools_free(pools, n);
-	return 0;
+	return err;
 }
 
 static bool uses_ipam(const struct rn_config *c, const struct rn_ipam_settings *st)
