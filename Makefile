@@ -94,7 +94,7 @@ TEST_BPF_OBJS  := $(patsubst selftests/%.bpf.c,$(OUT)/selftests/%.bpf.o,$(TEST_B
 BENCH_SRCS     := $(wildcard selftests/bench/*.c)
 BENCH_BINS     := $(patsubst selftests/bench/%.c,$(OUT)/bench/%,$(BENCH_SRCS))
 
-.PHONY: FORCE all help deps print-deps print-version test test-fresh demo-fresh bench demo vmlinux install uninstall clean fuzz fuzz-long check-deps
+.PHONY: FORCE all bins image help deps build-deps print-deps print-version test test-fresh demo-fresh bench demo vmlinux install uninstall clean fuzz fuzz-long check-deps
 .DEFAULT_GOAL := all
 # skeletons and objects are inputs of other rules, not throwaway intermediates
 .SECONDARY:
@@ -104,6 +104,9 @@ BENCH_BINS     := $(patsubst selftests/bench/%.c,$(OUT)/bench/%,$(BENCH_SRCS))
 # so its programs' code and kernel tags differ from the real build's.
 VARIANT_AGENT := $(OUT)/variant/bin/rdmanetd
 
+# the product alone: what the image ships
+bins: $(BINS)
+
 all: $(BINS) $(TEST_BINS) $(TOOLS) $(BENCH_BINS) $(TEST_BPF_OBJS) $(if $(BPF_VARIANT),,$(VARIANT_AGENT))
 
 help:
@@ -112,6 +115,8 @@ help:
 	@echo "make test     deps + all + run every test; prints 'N passed, N failed, N skipped'"
 	@echo "make bench    deps + all + benchmarks; writes selftests/bench/results.json"
 	@echo "make demo     deps + all + a throwaway netns topology with rdmanetd and traffic"
+	@echo "make image    the container image, built with podman (IMAGE=name:tag, BASE=debian image)"
+	@echo "make bins     the four product binaries only; make build-deps installs what they need"
 	@echo "make test-fresh, make demo-fresh  the same in a brand-new Debian 12 root (what CI runs)"
 	@echo "make fuzz     the parser fuzzers for a short time (part of make test)"
 	@echo "make fuzz-long  the parser fuzzers for FUZZ_SECONDS (default 600) each"
@@ -273,17 +278,28 @@ fuzz-long: deps $(FUZZ_BINS)
 # does, and conflicts with Debian's npm package). selftests/deploy
 # installs its npm packages from its lock file with `npm ci`. Defined before
 # DEPS_PKGS, which := expands at once.
+# kubectl (its kustomize renders deploy/): Debian's kubernetes-client,
+# unless a kubectl from elsewhere is installed (they own the same file)
+DEPS_KUBECTL := $(if $(shell command -v kubectl 2>/dev/null),,kubernetes-client)
 DEPS_NPM := $(if $(shell dpkg -S /usr/bin/npm 2>/dev/null | grep '^nodejs:'),,npm)
-DEPS_PKGS := clang clang-19 llvm gcc make pkg-config zlib1g-dev libxdp-dev xdp-tools \
-	libnl-3-dev libnl-route-3-dev libnl-genl-3-dev libjansson-dev libsqlite3-dev \
-	libcurl4-openssl-dev libibverbs-dev libcmocka-dev libclang-rt-14-dev \
+# What building the binaries needs (make build-deps; the image's build
+# stage), and what testing them needs on top (make deps).
+BUILD_PKGS := clang-19 gcc make pkg-config binutils zlib1g-dev libxdp-dev libnl-3-dev \
+	libnl-route-3-dev libnl-genl-3-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev \
+	libibverbs-dev libgrpc-dev protobuf-c-compiler libprotobuf-c-dev
+BUILD_BPO_PKGS := libbpf-dev libbpf1 bpftool libelf1 libelf-dev libdw1 linux-libc-dev
+DEPS_PKGS := $(BUILD_PKGS) clang llvm libcmocka-dev libclang-rt-14-dev xdp-tools \
 	iproute2 iperf3 tshark tcpdump etcd-server etcd-client prometheus \
 	prometheus-node-exporter containernetworking-plugins qemu-system-x86 \
 	busybox-static perftest qperf rdmacm-utils rdma-core ibverbs-utils ibverbs-providers kmod cpio \
-	xz-utils zstd binutils util-linux procps psmisc curl ca-certificates jq iputils-ping \
-	valgrind strace bc mount sqlite3 libgrpc-dev protobuf-c-compiler libprotobuf-c-dev python3-grpcio \
-	python3-grpc-tools python3-pkg-resources podman runc python3 nodejs $(DEPS_NPM)
-DEPS_BPO_PKGS := libbpf-dev libbpf1 bpftool libelf1 libelf-dev libdw1 linux-libc-dev
+	xz-utils zstd util-linux procps psmisc curl ca-certificates jq iputils-ping \
+	valgrind strace bc mount sqlite3 python3-grpcio \
+	python3-grpc-tools python3-pkg-resources podman runc catatonit mmdebstrap $(DEPS_KUBECTL) \
+	python3 nodejs $(DEPS_NPM)
+DEPS_BPO_PKGS := $(BUILD_BPO_PKGS)
+
+build-deps:
+	@deploy/install-deps.sh $(BUILD_PKGS) -- $(BUILD_BPO_PKGS)
 
 deps:
 	@deploy/install-deps.sh $(DEPS_PKGS) -- $(DEPS_BPO_PKGS)
@@ -316,6 +332,14 @@ demo-fresh:
 bench: deps
 	$(MAKE) all
 	selftests/bench/run.sh $(OUT)
+
+# The container image, built locally with podman (deploy/image/build.sh):
+# IMAGE names it (default rdmanet/rdmanet:VERSION); BASE is the Debian 12
+# image to start FROM (default: one made here from this machine's apt
+# sources, for machines that reach no registry).
+IMAGE ?= rdmanet/rdmanet:$(VERSION)
+image:
+	IMAGE='$(IMAGE)' BASE='$(BASE)' VERSION='$(VERSION)' GIT_COMMIT='$(GIT_COMMIT)' deploy/image/build.sh
 
 demo: deps
 	$(MAKE) all

@@ -206,7 +206,7 @@ check_eq "  nothing left in the pod" "$(cni_pod_leftovers err2)" ""
 cni_run DEL "$CNI_TMP/tiny.json" c-tiny net1 "$ns"
 
 # --- the example NetworkAttachmentDefinitions in deploy/ parse --------------------------
-for f in "$RN_SRC"/deploy/nad-*.yaml; do
+for f in "$RN_SRC"/deploy/examples/nad-*.yaml; do
 	rm -rf "$CNI_TMP/nad"
 	mkdir -p "$CNI_TMP/nad"
 	awk -v dir="$CNI_TMP/nad" '/^  config: \|/ { on = 1; n++; next }
@@ -218,7 +218,7 @@ for f in "$RN_SRC"/deploy/nad-*.yaml; do
 			'.plugins[0] + {cniVersion, name, configFile: $cf, stateDir: $sd,
 					"cni.dev/valid-attachments": []}' "$c" >"$CNI_TMP/nadconf.json"
 		cni_run GC "$CNI_TMP/nadconf.json" "" "" ""
-		cni_check_ok "deploy/$(basename "$f") config $(basename "$c" .json) ($(jq -r .name "$c")) is accepted"
+		cni_check_ok "deploy/examples/$(basename "$f") config $(basename "$c" .json) ($(jq -r .name "$c")) is accepted"
 	done
 done
 

@@ -21,6 +21,22 @@ const withAgent = (f) => (docs) => {
 };
 
 module.exports = [
+	{ name: "no-node-selector", rule: "node-selector",
+	  apply: withAgent((c, s) => { delete s.nodeSelector; }) },
+	{ name: "netns-hidden", rule: "netns-visible",
+	  apply: withAgent((c) => { c.volumeMounts = c.volumeMounts.filter((m) => m.name !== "netns"); }) },
+	{ name: "netns-no-propagation", rule: "netns-visible",
+	  apply: withAgent((c) => { delete c.volumeMounts.find((m) => m.name === "netns").mountPropagation; }) },
+	{ name: "no-liveness", rule: "probes",
+	  apply: withAgent((c) => { delete c.livenessProbe; }) },
+	{ name: "image-latest", rule: "image-tag",
+	  apply: withAgent((c) => { c.image = "rdmanet/rdmanet:latest"; }) },
+	{ name: "apparmor-default", rule: "apparmor",
+	  apply: withAgent((c) => { delete c.securityContext.appArmorProfile; }) },
+	{ name: "apparmor-disagree", rule: "apparmor",
+	  apply: withAgent((c) => { c.securityContext.appArmorProfile = { type: "RuntimeDefault" }; }) },
+	{ name: "configfs-must-exist", rule: "hostpath-may-be-missing",
+	  apply: withAgent((c, s) => { s.volumes.find((v) => v.name === "configfs").hostPath.type = "Directory"; }) },
 	{ name: "bidirectional-unprivileged", rule: "bidirectional-needs-privileged",
 	  apply: withAgent((c) => { c.volumeMounts[0].mountPropagation = "Bidirectional"; }) },
 	{ name: "hostpath-type-unknown", rule: "schema",

@@ -159,6 +159,50 @@ function checkResources(spec, served, err) {
 					    "no device_plugin resource of the node configs");
 }
 
+// Paths every Linux node has, whatever it runs: the only ones a hostPath
+// may require to exist (type Directory) without keeping the agent off a
+// node that lacks the rest (configfs before rdma_cm, kubelet dirs, netns)
+const ALWAYS_THERE = new Set(["/sys/fs/bpf", "/sys/devices", "/sys/bus/pci"]);
+
+// What the rdmanet agent needs to run on a real node, as the issues that
+// found each gap measured it (the node it cannot see, the hung agent...)
+function checkAgent(d, spec, err) {
+	if (d.kind !== "DaemonSet")
+		return;
+	const ns = spec.nodeSelector || {};
+	const aff = (spec.affinity || {}).nodeAffinity;
+	if (!Object.keys(ns).length && !aff)
+		err("node-selector", "the DaemonSet selects no nodes: it would run (and fail) on every node");
+	for (const v of spec.volumes || [])
+		if (v.hostPath && ["Directory", "File", "Socket", "CharDevice", "BlockDevice"]
+		    .includes(v.hostPath.type) && !ALWAYS_THERE.has(v.hostPath.path))
+			err("hostpath-may-be-missing", `volume ${v.name}: hostPath ${v.hostPath.path} must ` +
+			    `exist (${v.hostPath.type}): a node without it never starts the pod`);
+	const byPath = new Map((spec.volumes || []).filter((v) => v.hostPath)
+		.map((v) => [v.name, v.hostPath.path]));
+	const ann = (d.spec.template.metadata || {}).annotations || {};
+	for (const c of spec.containers || []) {
+		if (!c.livenessProbe || !c.readinessProbe)
+			err("probes", `container ${c.name}: no liveness or readiness probe (a hung agent stays)`);
+		const mounts = c.volumeMounts || [];
+		const netns = mounts.find((m) => ["/run/netns", "/var/run/netns"].includes(byPath.get(m.name)));
+		if (!spec.hostPID && (!netns || netns.mountPropagation !== "HostToContainer"))
+			err("netns-visible", `container ${c.name}: the pods' netns (/run/netns, ` +
+			    "HostToContainer) are not visible and hostPID is off");
+		const prof = ((c.securityContext || {}).appArmorProfile || {}).type;
+		const old = ann[`container.apparmor.security.beta.kubernetes.io/${c.name}`];
+		if (!prof || !old)
+			err("apparmor", `container ${c.name}: no AppArmor setting (appArmorProfile and the ` +
+			    "annotation for Kubernetes < 1.30): the runtime's default denies its sysfs writes");
+		else if ((prof === "Unconfined") !== (old === "unconfined"))
+			err("apparmor", `container ${c.name}: appArmorProfile ${prof} and the annotation ` +
+			    `${old} disagree (the API server rejects the pod)`);
+	}
+	for (const c of containersOf(spec))
+		if (/:latest$/.test(c.image) || !/:[^/]+$/.test(c.image))
+			err("image-tag", `container ${c.name}: image ${c.image} names no version`);
+}
+
 // docs: every object of a set of manifests; err(doc, rule, message)
 module.exports = function checkRules(docs, err) {
 	const nads = new Set(docs.filter((d) => d && d.kind === "NetworkAttachmentDefinition")
@@ -183,6 +227,8 @@ module.exports = function checkRules(docs, err) {
 		// rdmanet's own components get the least-privilege policy; example
 		// workloads (a trainer with IPC_LOCK) only the generic rules
 		const ours = (d.metadata || {}).namespace === "rdmanet-system";
+		if (ours)
+			checkAgent(d, spec, e);
 		for (const c of containersOf(spec)) {
 			checkCaps(c, ours ? e : (rule, msg) => rule !== "least-privilege" && e(rule, msg));
 			checkMounts(spec, c, volumes, e);

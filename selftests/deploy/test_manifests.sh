@@ -1,5 +1,7 @@
 #!/bin/bash
-# deploy/*.yaml are valid for a real API server: every object against the
+# What deploy/ ships is valid for a real API server: every overlay under
+# deploy/overlays/ rendered by kubectl's kustomize (what `kubectl apply -k`
+# sends) and every example under deploy/examples/, each object against the
 # Kubernetes OpenAPI definitions (npm kubernetes-models, installed from
 # the committed lock file with `npm ci`), plus the rules a schema cannot
 # say (selftests/deploy/rules.js). Each rule is then proved to fire: the
@@ -22,19 +24,37 @@ if ! (cd "$WORK" && NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt \
 fi
 echo "# kubernetes-models $(cd "$WORK" && node -p 'require("kubernetes-models/package.json").version'), node $(node --version)"
 CHECK=(node "$WORK/check.js")
-MANIFESTS=("$RN_SRC"/deploy/*.yaml)
+command -v kubectl >/dev/null || { tap_fail "kubectl (make deps installs Debian's kubernetes-client)"; tap_done; }
+mkdir -p "$WORK/rendered"
+rm -f "$WORK/rendered"/*.yaml
+for o in "$RN_SRC"/deploy/overlays/*/; do
+	name=$(basename "$o")
+	# kubectl >= 1.21 notes that "bases" and "patchesStrategicMerge" are
+	# deprecated (kept: kubectl < 1.21 knows no other way)
+	kubectl kustomize "$o" >"$WORK/rendered/$name.yaml" 2>"$WORK/rendered/$name.err"
+	check_eq "kubectl kustomize deploy/overlays/$name renders" "$? $(grep -vE "'(bases|patchesStrategicMerge)' is deprecated" "$WORK/rendered/$name.err")" "0 "
+	check_eq "overlay $name: exactly the agent (Namespace, ConfigMap, DaemonSet)" \
+		"$(grep -E '^kind: ' "$WORK/rendered/$name.yaml" | sort | xargs)" \
+		"kind: ConfigMap kind: DaemonSet kind: Namespace"
+	# the image the manifests name is this build's version, never latest
+	check_eq "overlay $name: the image is rdmanet/rdmanet:$(make -s -C "$RN_SRC" print-version)" \
+		"$(grep -E '^ +image: ' "$WORK/rendered/$name.yaml" | sort -u | awk '{print $2}' | xargs)" \
+		"rdmanet/rdmanet:$(make -s -C "$RN_SRC" print-version)"
+done
+MANIFESTS=("$WORK"/rendered/*.yaml "$RN_SRC"/deploy/examples/*.yaml "$RN_SRC"/deploy/etcd/*.yaml)
+MANIFESTS=($(ls "${MANIFESTS[@]}" 2>/dev/null))
 
 out=$("${CHECK[@]}" "${MANIFESTS[@]}" 2>&1)
 rc=$?
 echo "$out" | sed 's/^/# /'
-check_eq "deploy/*.yaml: schema and rules clean" "$rc" 0
+check_eq "deploy/: every overlay and example, schema and rules clean" "$rc" 0
 for f in "${MANIFESTS[@]}"; do
 	# each file alone too (but a pod's networks may live in another file)
 	o=$("${CHECK[@]}" "$f" 2>&1 | grep -v ': network-exists:' | grep -c ': [a-z-]*: ')
 	check_eq "$(basename "$f"): valid alone" "$o" 0
 done
 check "the DaemonSet is not privileged" \
-	bash -c '! grep -q "privileged: true" "$0"' "$RN_SRC/deploy/rdmanetd-daemonset.yaml"
+	bash -c '! grep -q "privileged: true" "$0"' "$RN_SRC/deploy/base/rdmanetd-daemonset.yaml"
 
 # the node configs the manifests carry, through rdmanetd's own parser
 mkdir -p "$WORK/node-configs"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The capabilities the DaemonSet gives rdmanetd (read from
-# deploy/rdmanetd-daemonset.yaml) are enough, and each is needed: the agent
+# deploy/base/rdmanetd-daemonset.yaml) are enough, and each is needed: the agent
 # runs under a bounding set of exactly those (setpriv; as root, an exec
 # then holds the bounding set and nothing else), attaches XDP (skb mode, so
 # libxdp's dispatcher is used even on a veth) and tc, a restart finds
@@ -12,7 +12,7 @@
 . "$RN_SRC/selftests/lib/netns.sh"
 trap rn_topo_down EXIT
 
-CAPS=$(grep -E '^\s+- [A-Z_]+\s*$' "$RN_SRC/deploy/rdmanetd-daemonset.yaml" |
+CAPS=$(grep -E '^\s+- [A-Z_]+\s*$' "$RN_SRC/deploy/base/rdmanetd-daemonset.yaml" |
 	awk '{ printf ",+%s", tolower($2) }')
 tap_diag "capabilities from the manifest:$(echo "$CAPS" | tr ',+' '  ')"
 check_eq "the manifest adds BPF, NET_ADMIN, PERFMON, SYS_ADMIN" "$CAPS" \

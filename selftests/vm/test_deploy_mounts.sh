@@ -8,7 +8,7 @@
 # through (no rdma_cm mount) the same write fails with EROFS and says so:
 # the rdma_cm mount is what the write needs, and all it needs.
 
-CAPS=$(grep -E '^\s+- [A-Z_]+\s*$' "$RN_SRC/deploy/rdmanetd-daemonset.yaml" |
+CAPS=$(grep -E '^\s+- [A-Z_]+\s*$' "$RN_SRC/deploy/base/rdmanetd-daemonset.yaml" |
 	awk '{ printf ",+%s", tolower($2) }')
 
 # container LAYOUT(rdma_cm|none) CONFIG: rdmanetd --once inside it

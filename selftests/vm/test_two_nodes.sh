@@ -3,7 +3,7 @@
 # Two RoCE nodes end to end: the shared-mode walkthrough an operator runs,
 # on two VMs (node-a, node-b) joined by the testbed wire (eth0, the rail,
 # with Soft-RoCE rxe0 on it), each running rdmanetd with the DaemonSet's own
-# command line (read from deploy/rdmanetd-daemonset.yaml) and one node
+# command line (read from deploy/base/rdmanetd-daemonset.yaml) and one node
 # config (the DaemonSet's ConfigMap, with the etcd store and the rail's
 # pools), the CNI plugin installed where the init container puts it.
 #
@@ -181,14 +181,14 @@ rping_client() {
 }
 
 node_setup() {
-	local dsy=$RN_SRC/deploy/rdmanetd-daemonset.yaml
+	local dsy=$RN_SRC/deploy/base/rdmanetd-daemonset.yaml
 	# the DaemonSet's command line and ConfigMap, as the manifest has them
 	# (no process substitution: the VM's /dev has no /dev/fd)
 	# (the command array may span lines: from its "command: [" to its "]")
 	mapfile -t AGENT_CMD <<<"$(awk '/^ *command: \[.*rdmanetd/ { on = 1 } on { sub(/^ *command: /, ""); printf "%s", $0 } on && /\] *$/ { exit }' \
 		"$dsy" | jq -r '.[]')"
-	check_eq "the DaemonSet runs rdmanetd --config /etc/rdmanet/config.json --publish-config /host/etc/rdmanet/config.json" \
-		"${AGENT_CMD[*]}" "/usr/local/sbin/rdmanetd --config /etc/rdmanet/config.json --publish-config /host/etc/rdmanet/config.json"
+	check_eq "the DaemonSet runs rdmanetd --config /etc/rdmanet/config.json --publish-config /host/etc/rdmanet/config.json --health-file /run/rdmanet/health.json" \
+		"${AGENT_CMD[*]}" "/usr/local/sbin/rdmanetd --config /etc/rdmanet/config.json --publish-config /host/etc/rdmanet/config.json --health-file /run/rdmanet/health.json"
 	# the host's /etc/rdmanet as the DaemonSet mounts it (/host/etc/rdmanet):
 	# here a directory of the VM's own, where the published copy is checked
 	mkdir -p /host/etc/rdmanet
@@ -198,8 +198,9 @@ node_setup() {
 	install -D -m 0755 "$RN_BUILD/bin/rdmanet-etcd" /opt/cni/bin/rdmanet-etcd
 	install -D -m 0755 "$RN_BUILD/bin/rdmanet" /opt/cni/bin/rdmanet
 	mkdir -p /etc/rdmanet
-	# one node config for both nodes (the node name is the hostname)
-	sed -n '/config.json: |/,/^---/p' "$dsy" | sed '1d;$d' | jq \
+	# one node config for both nodes (the node name is the hostname): the
+	# hca-shared overlay's, its masters discovered, without the device plugin
+	jq 'del(.device_plugin) | .masters = []' "$RN_SRC/deploy/overlays/hca-shared/config.json" | jq \
 		--argjson eps "$(printf '"http://10.0.2.2:%s"\n' "$@" | jq -s -c .)" '
 		.ipam = { store: "etcd", endpoints: $eps, prefix: "/rdmanet", timeout_s: 5 }
 		| .textfile.interval_s = 2
@@ -209,10 +210,10 @@ node_setup() {
 		    { name: "rail1-net", subnet: "172.16.11.0/24", ips: ["172.16.11.10-172.16.11.59"],
 		      gateway: "172.16.11.254", masters: ["eth0"] } ]' >/etc/rdmanet/config.json
 	cp /etc/rdmanet/config.json "$VM_OUT/config.json"
-	# the NetworkAttachmentDefinitions: deploy/nad-macvlan.yaml's, one per rail style,
+	# the NetworkAttachmentDefinitions: deploy/examples/nad-macvlan.yaml's, one per rail style,
 	# as Multus hands them to the plugin (cniVersion and name from the list)
 	local nad
-	nad=$(sed -n '/config: |/,$p' "$RN_SRC/deploy/nad-macvlan.yaml" | sed 1d)
+	nad=$(sed -n '/config: |/,$p' "$RN_SRC/deploy/examples/nad-macvlan.yaml" | sed 1d)
 	jq '.plugins[0] + {cniVersion, name} | .master = "eth0" | .ippools.ipv4 = ["rail1"]' \
 		<<<"$nad" >/tmp/net1.json
 	jq '.plugins[0] + {cniVersion, name: "rail1-net"} | .master = "eth0" | .ippools.ipv4 = ["rail1-net"]' \
