@@ -82,6 +82,19 @@ static void hold_vf5(const struct tree *t)
 		fail_msg("%s", e.msg);
 }
 
+/* VF 5's pod deleted, its netdev not back from the pod's dying netns */
+static void release_vf5(const struct tree *t)
+{
+	struct rn_sriov_hold h;
+	struct rn_error e = { 0 };
+
+	if (rn_sriov_hold_read(t->state, "0000:3b:00.7", &h, &e))
+		fail_msg("%s", e.msg);
+	h.released = true;
+	if (rn_sriov_hold_write(t->state, &h, &e))
+		fail_msg("%s", e.msg);
+}
+
 static void config(struct rn_config *c, const char *json)
 {
 	struct rn_error e = { 0 };
@@ -225,13 +238,12 @@ static void test_devices_and_health(void **state)
 	assert_string_equal(v[0].units[11].id, "0000:3b:01.5");
 	for (int i = 0; i < v[0].n_units; i++)
 		healthy += rn_dp_unit_healthy(&v[0], &v[0].units[i]);
-	assert_int_equal(healthy, 8);
+	assert_int_equal(healthy, 9);
 	assert_true(rn_dp_unit_healthy(&v[0], unit(&v[0], "0000:3b:00.2")));
 	assert_string_equal(unit(&v[0], "0000:3b:00.2")->vf->name, "mlx5_2");
 	assert_string_equal(unit(&v[0], "0000:3b:00.2")->vf->netdev, "ens1f0v0");
-	/* held, and its pod's netns is gone: still not free (the sweep frees it) */
-	assert_false(rn_dp_unit_healthy(&v[0], unit(&v[0], "0000:3b:00.7")));
-	assert_string_equal(unit(&v[0], "0000:3b:00.7")->vf->why, "held by default/rdma-pod");
+	/* held by a pod: in use, which kubelet accounts for; Healthy */
+	assert_true(rn_dp_unit_healthy(&v[0], unit(&v[0], "0000:3b:00.7")));
 	assert_false(rn_dp_unit_healthy(&v[0], unit(&v[0], "0000:3b:00.5")));
 	assert_string_equal(unit(&v[0], "0000:3b:00.5")->vf->why, "zero node GUID");
 	assert_false(rn_dp_unit_healthy(&v[0], unit(&v[0], "0000:3b:01.1")));
@@ -241,14 +253,15 @@ static void test_devices_and_health(void **state)
 	assert_int_equal(rn_dp_unit_numa(&v[0], unit(&v[0], "0000:3b:00.2")), 1ull << 1);
 	assert_int_equal(rn_dp_unit_numa(&v[0], unit(&v[0], "0000:3b:00.3")), 0);
 
-	/* the hold goes: VF 5 is no longer "held" (its RDMA device is still
-	 * away in this fixture), and kubelet must hear of the change */
+	/* the hold goes but the VF's RDMA device is still away (in this
+	 * fixture): it cannot serve, and kubelet must hear of the change */
 	assert_int_equal(rn_sriov_hold_remove(t.state, "0000:3b:00.7", NULL), 0);
 	rn_rdma_model_free(&m);
 	memset(&m, 0, sizeof(m));
 	views(&t, "{" RDMA_VFS "}", &m, &v2, &n2);
+	assert_false(rn_dp_unit_healthy(&v2[0], unit(&v2[0], "0000:3b:00.7")));
 	assert_string_equal(unit(&v2[0], "0000:3b:00.7")->vf->why, "no RDMA device in this netns");
-	assert_false(rn_dp_view_differs(&v[0], &v2[0]));	/* health the same */
+	assert_true(rn_dp_view_differs(&v[0], &v2[0]));
 	views_free(&m, v2, n2);
 
 	/* the PF goes down: every VF Unhealthy, a different list for kubelet */
@@ -303,6 +316,7 @@ static void test_allocate(void **state)
 {
 	const char *two[] = { "0000:3b:00.2", "0000:3b:00.3" };
 	const char *held[] = { "0000:3b:00.7" }, *unknown[] = { "0000:3b:00.0" };
+	const char *zero_guid[] = { "0000:3b:00.5" };
 	struct rn_rdma_model m = { 0 };
 	struct rn_error e = { 0 };
 	struct rn_dp_alloc a;
@@ -321,9 +335,22 @@ static void test_allocate(void **state)
 	assert_int_equal(a.n_cdi, 0);
 	rn_dp_alloc_free(&a);
 
+	/* kubelet owns the in-use accounting: an ID it hands back is a VF
+	 * it knows free (a hold still on it makes the CNI's ADD wait) */
+	assert_int_equal(rn_dp_allocate(&v[0], &m, held, 1, &a, &e), 0);
+	assert_string_equal(a.env_value, "0000:3b:00.7");
+	rn_dp_alloc_free(&a);
+	views_free(&m, v, n);
+	/* its pod deleted but the VF not back yet: it cannot serve */
+	release_vf5(&t);
+	memset(&m, 0, sizeof(m));
+	views(&t, "{" RDMA_VFS "}", &m, &v, &n);
 	assert_int_equal(rn_dp_allocate(&v[0], &m, held, 1, &a, &e), -EBUSY);
-	assert_string_equal(e.msg, "rdma/mellanoxroce: VF 0000:3b:00.7 is not available: held by "
-			    "default/rdma-pod");
+	assert_string_equal(e.msg, "rdma/mellanoxroce: VF 0000:3b:00.7 is not available: being "
+			    "returned from default/rdma-pod's netns");
+	assert_int_equal(rn_dp_allocate(&v[0], &m, zero_guid, 1, &a, &e), -EBUSY);
+	assert_string_equal(e.msg, "rdma/mellanoxroce: VF 0000:3b:00.5 is not available: zero "
+			    "node GUID");
 	assert_int_equal(rn_dp_allocate(&v[0], &m, unknown, 1, &a, &e), -ENOENT);
 	assert_string_equal(e.msg, "rdma/mellanoxroce: unknown device ID \"0000:3b:00.0\"");
 	views_free(&m, v, n);
@@ -368,12 +395,13 @@ static void test_preferred(void **state)
 	(void)state;
 	tree_copy(&t);
 	hold_vf5(&t);
+	release_vf5(&t);	/* kubelet lists it free: its pod is gone */
 	put(&t, "bus/pci/devices/0000:3b:00.2/numa_node", "1");
 	put(&t, "bus/pci/devices/0000:3b:00.3/numa_node", "0");
 	put(&t, "bus/pci/devices/0000:3b:00.4/numa_node", "1");
 	views(&t, "{" RDMA_VFS "}", &m, &v, &n);
 	/* must-include 00.2 (node 1): then the healthy VF on node 1, never
-	 * the zero-GUID or held ones while healthy ones are left */
+	 * the zero-GUID or returning ones while healthy ones are left */
 	assert_int_equal(rn_dp_preferred(&v[0], avail, 5, avail + 3, 1, 3, out), 3);
 	assert_string_equal(out[0], "0000:3b:00.2");
 	assert_string_equal(out[1], "0000:3b:00.4");

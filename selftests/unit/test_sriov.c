@@ -716,18 +716,41 @@ static void test_devices(void **state)
 		assert_string_equal(d[i].resource_prefix, "rdma");
 		healthy += d[i].healthy;
 	}
-	assert_int_equal(healthy, 8);
+	/* in use is not a health state: kubelet subtracts the pods' requests
+	 * itself, so the held VF (its devices in the pod) stays Healthy */
+	assert_int_equal(healthy, 9);
 	assert_string_equal(d[0].pci, "0000:3b:00.2");
 	assert_string_equal(d[0].uverbs, "/dev/infiniband/uverbs2");
 	assert_string_equal(d[0].rdma_dev, "mlx5_2");
+	assert_false(d[0].in_use);
 	assert_false(d[3].healthy);
 	assert_string_equal(d[3].why, "zero node GUID");
-	assert_false(d[5].healthy);
-	assert_string_equal(d[5].why, "held by default/rdma-pod");
+	assert_true(d[5].healthy);
+	assert_true(d[5].in_use);
+	assert_string_equal(d[5].held_by, "default/rdma-pod");
 	assert_false(d[9].healthy);
 	assert_string_equal(d[9].why, "no RDMA device in this netns");
 	free(d);
 	rn_sriov_host_free(&h);
+
+	/* its pod deleted, the netdev not back from the dying netns: cannot
+	 * serve until the agent has restored it */
+	{
+		struct rn_sriov_hold hold;
+
+		assert_int_equal(rn_sriov_hold_read(t.state, "0000:3b:00.7", &hold, &e), 0);
+		hold.released = true;
+		assert_int_equal(rn_sriov_hold_write(t.state, &hold, &e), 0);
+		assert_int_equal(rn_sriov_discover(&h, &t.roots, false, &e), 0);
+		assert_int_equal(rn_sriov_devices(&c, &h, t.state, &d, &n, &e), 0);
+		assert_false(d[5].healthy);
+		assert_false(d[5].in_use);
+		assert_string_equal(d[5].why, "being returned from default/rdma-pod's netns");
+		free(d);
+		rn_sriov_host_free(&h);
+		hold.released = false;
+		assert_int_equal(rn_sriov_hold_write(t.state, &hold, &e), 0);
+	}
 
 	/* the PF goes down: nothing is healthy */
 	assert_int_equal(rn_sysfs_write("down", "%s/class/net/ens1f0np0/operstate", t.roots.sys), 0);
@@ -736,7 +759,8 @@ static void test_devices(void **state)
 	for (int i = 0; i < n; i++)
 		assert_false(d[i].healthy);
 	assert_string_equal(d[0].why, "PF ens1f0np0 down");
-	assert_string_equal(d[5].why, "held by default/rdma-pod");	/* held wins */
+	assert_string_equal(d[5].why, "PF ens1f0np0 down");	/* in use or not */
+	assert_true(d[5].in_use);
 	free(d);
 	rn_sriov_host_free(&h);
 	rn_sriov_config_free(&c);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,41 @@ void rn_sriov_agent_start(const struct rn_config *c)
 	rn_sriov_config_free(&sc);
 }
 
+/* The sweep's "kept: ..." lines of the last tick: a hold the agent cannot
+ * judge is said once, not every tick; again if it changes or comes back. */
+static char kept_said[RN_SRIOV_MAX_ACTIONS][sizeof(((struct rn_sriov_report *)0)->actions[0])];
+static int n_kept_said;
+
+static bool kept_before(const char *line)
+{
+	for (int i = 0; i < n_kept_said; i++)
+		if (!strcmp(kept_said[i], line))
+			return true;
+	return false;
+}
+
+static void log_sweep(const struct rn_sriov_report *r)
+{
+	static char now[RN_SRIOV_MAX_ACTIONS][sizeof(r->actions[0])];
+	int n_now = 0;
+
+	for (int i = 0; i < r->n_actions; i++) {
+		const char *a = r->actions[i];
+
+		if (!strncmp(a, "kept: ", 6)) {
+			if (!kept_before(a))
+				rn_warn("sriov sweep: hold kept: %s", a + 6);
+			memcpy(now[n_now++], a, sizeof(now[0]));
+		} else if (!strncmp(a, "error: ", 7)) {
+			rn_warn("sriov sweep: %s", a + 7);
+		} else {
+			rn_info("sriov sweep: %s", a);
+		}
+	}
+	memcpy(kept_said, now, (size_t)n_now * sizeof(now[0]));
+	n_kept_said = n_now;
+}
+
 void rn_sriov_agent_tick(const struct rn_config *c)
 {
 	struct rn_sriov_config sc;
@@ -64,11 +100,7 @@ void rn_sriov_agent_tick(const struct rn_config *c)
 	if (r) {
 		rn_rdma_config_roots(c, &roots);
 		rn_sriov_sweep(sc.state_dir, &roots, r, &e);
-		for (int i = 0; i < r->n_actions; i++)
-			if (!strncmp(r->actions[i], "error: ", 7))
-				rn_warn("sriov sweep: %s", r->actions[i] + 7);
-			else
-				rn_info("sriov sweep: %s", r->actions[i]);
+		log_sweep(r);
 		free(r);
 	}
 	rn_sriov_config_free(&sc);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <net/if.h>
 #include <netlink/route/link.h>
 
@@ -157,12 +158,19 @@ int cni_vf_prepare(struct cni_req *r, const struct rn_config *cfg, struct cni_vf
 	if (rn_sriov_hold_lock(r->conf.state_dir, id, false, &v->lock_fd, &e))
 		return cni_fail_rn(&r->err, RN_CNI_ERR_STATE, &e, "deviceID %s", id);
 	rc = rn_sriov_hold_read(r->conf.state_dir, id, &old, &e);
+	/* a pod's DEL left the VF to come back from its dying netns: once it
+	 * has, finish what DEL could not and take it */
+	if (rc == 0 && old.released && strcmp(old.container_id, r->env.container_id) &&
+	    !rn_sriov_restore_host(r->conf.state_dir, &roots, &old, NULL))
+		rc = rn_sriov_hold_read(r->conf.state_dir, id, &old, &e);
 	if (rc == 0 && (strcmp(old.container_id, r->env.container_id) ||
 			strcmp(old.ifname, r->env.ifname))) {
 		cni_vf_unlock(v);
 		return cni_fail(&r->err, RN_CNI_ERR_IFNAME_EXISTS, "deviceID %s: VF held by pod "
-				"%s/%s (container %.12s, %s) since %ld", id, old.pod_namespace,
-				old.pod_name, old.container_id, old.ifname, (long)old.since);
+				"%s/%s (container %.12s, %s) since %ld%s", id, old.pod_namespace,
+				old.pod_name, old.container_id, old.ifname, (long)old.since,
+				old.released ? "; deleted, its netdev not yet back from the pod's "
+				"netns" : "");
 	}
 	if (rc == 0) {
 		/* our own leftover (an ADD killed midway): give it back first */
@@ -170,6 +178,11 @@ int cni_vf_prepare(struct cni_req *r, const struct rn_config *cfg, struct cni_vf
 			cni_vf_unlock(v);
 			return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "deviceID %s: leftover",
 					   id);
+		}
+		if (rn_sriov_hold_read(r->conf.state_dir, id, &old, NULL) != -ENOENT) {
+			cni_vf_unlock(v);
+			return cni_fail(&r->err, RN_CNI_ERR_NETLINK, "deviceID %s: a leftover of this "
+					"attachment is not back from %s yet", id, old.netns);
 		}
 		snprintf(v->hold.orig_netdev, sizeof(v->hold.orig_netdev), "%s", old.orig_netdev);
 		snprintf(v->hold.orig_rdma_dev, sizeof(v->hold.orig_rdma_dev), "%s",
@@ -225,6 +238,7 @@ int cni_vf_attach(struct cni_req *r, struct cni_vf *v, struct nl_sock *host,
 	struct cni_link_info li;
 	char alias[CNI_ALIAS_MAX];
 	struct rn_error e = { 0 };
+	struct stat st;
 
 	/* what the VF is now, recorded before anything changes */
 	if (rn_netdev_get(h->orig_netdev, 0, &nd, &e))
@@ -237,6 +251,12 @@ int cni_vf_attach(struct cni_req *r, struct cni_vf *v, struct nl_sock *host,
 	snprintf(h->container_id, sizeof(h->container_id), "%s", r->env.container_id);
 	snprintf(h->ifname, sizeof(h->ifname), "%s", r->env.ifname);
 	snprintf(h->netns, sizeof(h->netns), "%s", r->env.netns);
+	/* which netns the path names now: the sweep never mistakes another
+	 * netns at a reused path (a /proc/PID/ns/net) for the pod's */
+	if (!fstat(ns->pod_fd, &st)) {
+		h->netns_dev = (uint64_t)st.st_dev;
+		h->netns_ino = (uint64_t)st.st_ino;
+	}
 	snprintf(h->pod_namespace, sizeof(h->pod_namespace), "%s", r->env.pod_namespace);
 	snprintf(h->pod_name, sizeof(h->pod_name), "%s", r->env.pod_name);
 	h->since = time(NULL);
@@ -384,6 +404,17 @@ int cni_vf_restore(const char *state_dir, const struct rn_sriov_hold *h, const c
 	rc = restore_from_pod(h, netns, e);
 	if (!rc)
 		rc = rn_sriov_restore_host(state_dir, &roots, h, e);
+	if (rc == -EINPROGRESS) {
+		/* the pod's netns is dying with the VF in it: the hold says the
+		 * pod is gone, the agent's sweep (or the next ADD on this VF)
+		 * restores the VF once the kernel has returned it */
+		now.released = true;
+		rc = rn_sriov_hold_write(state_dir, &now, e);
+		if (!rc)
+			rn_warn("VF %s: its netdev is not back from %s yet: its hold stays, released; "
+				"rdmanetd restores the VF once the kernel returns it", h->pci,
+				netns && netns[0] ? netns : "the pod's netns");
+	}
 	if (fd >= 0)
 		close(fd);
 	return rc;

@@ -45,7 +45,12 @@ int cni_vf_commit(struct cni_req *r, struct cni_vf *v);
 void cni_vf_unlock(struct cni_vf *v);
 
 /* Puts the VF back as h recorded it and removes the hold. netns may be
- * NULL or gone. Takes the VF's lock unless locked (the caller holds it). */
+ * NULL or gone. When the VF's netdev has not come back from a netns that
+ * is gone from its path but still dying, nothing is touched and the hold
+ * stays, marked released (0 all the same: the pod's part is done; the
+ * agent's sweep, or the next ADD on the VF, restores it once the kernel
+ * has returned it). Takes the VF's lock unless locked (the caller holds
+ * it). */
 int cni_vf_restore(const char *state_dir, const struct rn_sriov_hold *h, const char *netns,
 		   bool locked, struct rn_error *e);
 /* The hold of (container id, ifname), if any: 1 found, 0 none. */

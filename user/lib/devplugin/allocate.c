@@ -91,8 +91,10 @@ static void env_name(char *buf, size_t size, const char *resource)
 }
 
 /* One VF: its RDMA device's nodes (isRdma) and its PCI address
- * in the value. The ID is refused while the VF is not free: Allocate may
- * come after the health kubelet decided on has changed. */
+ * in the value. The ID is refused while the VF cannot serve (Allocate may
+ * come after the health kubelet decided on has changed); a VF a hold still
+ * names is not refused: kubelet owns the in-use accounting, and the CNI's
+ * ADD waits for the VF while another pod's hold is on it. */
 static int add_vf(struct rn_dp_alloc *a, const struct rn_dp_view *v,
 		  const struct rn_rdma_model *m, const struct rn_dp_hca *vf, bool *rdma,
 		  struct rn_error *e)

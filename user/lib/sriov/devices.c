@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The device plugin's view of the VFs: one device per VF PCI address of
- * every PF a "sriov" entry with a resourceName manages. Healthy only while
- * no hold names the VF (a hold whose netns is gone still holds: the leak
- * sweep frees it), its RDMA device (isRdma) has a non-zero GUID and the PF
- * is up. The PCI address goes to the pod as PCIDEVICE_<RESOURCE>, named as
+ * every PF a "sriov" entry with a resourceName manages. Health says
+ * whether the VF can serve a pod, never whether one has it: kubelet
+ * subtracts the pods' requests from the healthy count itself, so a VF in
+ * use reported Unhealthy would be counted twice (sriov-network-device-
+ * plugin's issue #40). A free VF is healthy when its PF is up and its RDMA
+ * device (isRdma) is here with a non-zero GUID; a VF in use when its PF is
+ * up; a VF whose pod was deleted but whose netdev has not come back from
+ * the pod's dying netns (a released hold) cannot serve until the agent has
+ * restored it. The PCI address goes to the pod as PCIDEVICE_<RESOURCE>, named as
  * sriov-network-device-plugin names it, so Multus hands it to the CNI as
  * deviceID. */
 #include <ctype.h>
@@ -102,13 +107,22 @@ int rn_sriov_devices(const struct rn_sriov_config *c, const struct rn_sriov_host
 				uverbs_of(h->roots.sys, vf->rdma_dev, d->uverbs, sizeof(d->uverbs));
 			d->healthy = true;
 			rc = rn_sriov_hold_read(state_dir, vf->pci, &hold, NULL);
-			if (rc != -ENOENT) {
+			if (rc == 0 && !hold.released) {
+				/* in use: kubelet counts it in the pod's requests; its
+				 * devices are in the pod, so only the PF says whether it
+				 * can serve */
+				d->in_use = true;
+				if (!pf->up) {
+					d->healthy = false;
+					snprintf(d->why, sizeof(d->why), "PF %s down", pf->ifname);
+				}
+			} else if (rc == 0) {
 				d->healthy = false;
-				if (rc)
-					snprintf(d->why, sizeof(d->why), "held (unreadable hold record)");
-				else
-					snprintf(d->why, sizeof(d->why), "held by %.60s/%.50s",
-						 hold.pod_namespace, hold.pod_name);
+				snprintf(d->why, sizeof(d->why), "being returned from %.48s/%.48s's "
+					 "netns", hold.pod_namespace, hold.pod_name);
+			} else if (rc != -ENOENT) {
+				d->healthy = false;
+				snprintf(d->why, sizeof(d->why), "held (unreadable hold record)");
 			} else if (!pf->up) {
 				d->healthy = false;
 				snprintf(d->why, sizeof(d->why), "PF %s down", pf->ifname);
@@ -122,6 +136,9 @@ int rn_sriov_devices(const struct rn_sriov_config *c, const struct rn_sriov_host
 				d->healthy = false;
 				snprintf(d->why, sizeof(d->why), "no netdev in this netns");
 			}
+			if (d->in_use)
+				snprintf(d->held_by, sizeof(d->held_by), "%.60s/%.50s",
+					 hold.pod_namespace, hold.pod_name);
 		}
 	}
 	return 0;

@@ -153,6 +153,15 @@ json_t *rn_sriov_hold_to_json(const struct rn_sriov_hold *h)
 	json_object_set_new(o, "since", json_integer((json_int_t)h->since));
 	json_object_set_new(o, "complete", json_boolean(h->complete));
 	json_object_set_new(o, "rdma_moved", json_boolean(h->rdma_moved));
+	if (h->released)
+		json_object_set_new(o, "released", json_true());
+	if (h->netns_ino) {
+		json_t *id = json_object();
+
+		json_object_set_new(id, "dev", json_integer((json_int_t)h->netns_dev));
+		json_object_set_new(id, "ino", json_integer((json_int_t)h->netns_ino));
+		json_object_set_new(o, "netns_id", id);
+	}
 	json_object_set_new(orig, "netdev", json_string(h->orig_netdev));
 	json_object_set_new(orig, "mtu", json_integer(h->orig_mtu));
 	put_mac(orig, "mac", h->orig_mac);
@@ -195,6 +204,11 @@ int rn_sriov_hold_from_json(json_t *o, struct rn_sriov_hold *h, struct rn_error 
 	h->since = (time_t)json_integer_value(json_object_get(o, "since"));
 	h->complete = json_is_true(json_object_get(o, "complete"));
 	h->rdma_moved = json_is_true(json_object_get(o, "rdma_moved"));
+	h->released = json_is_true(json_object_get(o, "released"));
+	h->netns_dev = (uint64_t)json_integer_value(json_object_get(json_object_get(o, "netns_id"),
+								      "dev"));
+	h->netns_ino = (uint64_t)json_integer_value(json_object_get(json_object_get(o, "netns_id"),
+								      "ino"));
 	h->orig_mtu = (unsigned int)json_integer_value(json_object_get(orig, "mtu"));
 	admin = json_object_get(orig, "admin");
 	if (json_is_object(admin) && admin_from_json(admin, &h->orig_admin))

@@ -7,6 +7,19 @@
 #include "rdma/rdma_config.h"
 #include "sriov/sriov.h"
 
+/* One sample per VF: its health, or whether a pod holds it. */
+static void vf_gauge(FILE *f, const char *name, const char *help,
+		     const struct rn_sriov_device *d, int n, bool in_use)
+{
+	rn_metric_family(f, name, "gauge", help);
+	for (int i = 0; i < n; i++) {
+		const char *labels[] = { "resource", d[i].resource_name, "pf", d[i].pf_ifname,
+					 "pci", d[i].pci, NULL };
+
+		rn_metric_sample(f, name, labels, in_use ? d[i].in_use : d[i].healthy);
+	}
+}
+
 void rn_metrics_sriov(FILE *f, const struct rn_config *c)
 {
 	const struct rn_sriov_counters *k = rn_sriov_counters();
@@ -30,14 +43,9 @@ void rn_metrics_sriov(FILE *f, const struct rn_config *c)
 	rn_rdma_config_roots(c, &roots);
 	if (sc.n && !rn_sriov_discover(&h, &roots, false, NULL)) {
 		if (!rn_sriov_devices(&sc, &h, sc.state_dir, &d, &n, NULL)) {
-			rn_metric_family(f, "rdmanet_sriov_vf_healthy", "gauge",
-					 "1 if the VF can be handed to a pod (free, GUID set, PF up).");
-			for (int i = 0; i < n; i++) {
-				const char *labels[] = { "resource", d[i].resource_name, "pf",
-							 d[i].pf_ifname, "pci", d[i].pci, NULL };
-
-				rn_metric_sample(f, "rdmanet_sriov_vf_healthy", labels, d[i].healthy);
-			}
+			vf_gauge(f, "rdmanet_sriov_vf_healthy", "1 if the VF can serve a pod, in use "
+				 "or not (PF up, GUID set).", d, n, false);
+			vf_gauge(f, "rdmanet_sriov_vf_in_use", "1 if a pod holds the VF.", d, n, true);
 			free(d);
 		}
 		rn_sriov_host_free(&h);

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Giving a VF back in the host netns (the CNI's DEL/GC/rollback after it
  * moved the devices back, and the agent's leak sweep after the kernel did):
- * every VF setting that differs from the hold's record goes back through
- * the PF, the VF netdev (found by PCI address) gets its name, MTU and MAC
- * back and stays down, the hold goes. The sweep: holds whose netns no
- * longer exists are such VFs. */
+ * once the VF netdev (found by PCI address) is back in this netns, every
+ * VF setting that differs from the hold's record goes back through the PF,
+ * the netdev gets its name, MTU and MAC back and stays down, the hold goes.
+ * Until the netdev is back nothing is touched and the hold stays: the
+ * pod's netns may still be dying with the VF in it, and a restore then
+ * would leave it to come back later under the pod's name and settings.
+ * The sweep: holds whose VF is provably out of every pod (hold_where.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,8 +16,6 @@
 #include <net/if.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <linux/magic.h>
-#include <sys/vfs.h>
 #include <netlink/netlink.h>
 #include <netlink/route/link.h>
 #include <netlink/socket.h>
@@ -96,7 +97,8 @@ static long now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
-/* The VF's netdev in this netns and its driver, by PCI address. */
+/* The VF's netdev in this netns and its driver, by PCI address: -ENOENT no
+ * such VF, -ENODEV it has no netdev here, -EIO the VFs cannot be read. */
 static int vf_netdev(const struct rn_rdma_roots *roots, const char *pci, char *name,
 		     char *driver)
 {
@@ -108,7 +110,9 @@ static int vf_netdev(const struct rn_rdma_roots *roots, const char *pci, char *n
 	if (rn_sriov_discover(&host, roots, false, NULL))
 		return -EIO;
 	vf = rn_sriov_find_vf(&host, pci, NULL);
-	if (vf) {
+	if (!vf)
+		rc = -ENOENT;
+	else {
 		snprintf(name, RN_IFNAMSIZ, "%s", vf->netdev);
 		if (driver)
 			snprintf(driver, 32, "%s", vf->driver);
@@ -167,52 +171,47 @@ int rn_sriov_restore_host(const char *state_dir, const struct rn_rdma_roots *roo
 	struct nl_sock *sk;
 	int rc;
 
+	rc = vf_netdev(roots, h->pci, name, NULL);
+	if (rc == -ENOENT)	/* the VF itself is gone (sriov_numvfs lowered): nothing to give back */
+		return rn_sriov_hold_remove(state_dir, h->pci, e);
+	if (rc == -EIO)
+		return rn_fail(e, -EIO, "VF %s: the VFs cannot be read under %s", h->pci, roots->sys);
+	if (rc)
+		return rn_fail(e, -EINPROGRESS, "VF %s: its netdev is not back in this netns yet; "
+			       "the hold stays until it is", h->pci);
 	rc = restore_admin(h, e);
 	if (rc)
 		return rc;
-	if (!vf_netdev(roots, h->pci, name, NULL)) {
-		/* the MAC first (a driver rebind it may take renames the netdev):
-		 * where the netdev had the admin MAC, it gets it back for sure;
-		 * otherwise (a VF without an admin MAC) as far as the driver lets */
-		if (h->orig_admin.valid && !memcmp(h->orig_admin.mac, h->orig_mac, 6)) {
-			if (rn_sriov_vf_netdev_mac(roots, h->pci, h->orig_mac, name, e))
-				return rn_fail_wrap(e, "restore VF %s", h->pci);
-		} else if (!rn_netdev_get(name, 0, &nd, NULL) && memcmp(nd.mac, h->orig_mac, 6)) {
-			sk = nl_socket_alloc();
-			if (sk && nl_connect(sk, NETLINK_ROUTE) >= 0)
-				link_set(sk, nd.ifindex, NULL, NULL, 0, h->orig_mac, NULL);
-			if (sk)
-				nl_socket_free(sk);
-		}
-		if (rn_netdev_get(name, 0, &nd, e))
-			return e->code;
+	/* the MAC first (a driver rebind it may take renames the netdev):
+	 * where the netdev had the admin MAC, it gets it back for sure;
+	 * otherwise (a VF without an admin MAC) as far as the driver lets */
+	if (h->orig_admin.valid && !memcmp(h->orig_admin.mac, h->orig_mac, 6)) {
+		if (rn_sriov_vf_netdev_mac(roots, h->pci, h->orig_mac, name, e))
+			return rn_fail_wrap(e, "restore VF %s", h->pci);
+	} else if (!rn_netdev_get(name, 0, &nd, NULL) && memcmp(nd.mac, h->orig_mac, 6)) {
 		sk = nl_socket_alloc();
-		if (!sk || nl_connect(sk, NETLINK_ROUTE) < 0) {
-			if (sk)
-				nl_socket_free(sk);
-			return rn_fail(e, -EIO, "netlink: cannot connect");
-		}
-		/* down, its name, its MTU */
-		rc = link_set(sk, nd.ifindex, strcmp(name, h->orig_netdev) ? h->orig_netdev : NULL,
-			      "", 0, NULL, e);
-		if (!rc && nd.mtu != h->orig_mtu)
-			rc = link_set(sk, nd.ifindex, NULL, NULL, h->orig_mtu, NULL, e);
-		nl_socket_free(sk);
-		if (rc)
-			return rn_fail_wrap(e, "restore VF netdev %s as %s", name, h->orig_netdev);
+		if (sk && nl_connect(sk, NETLINK_ROUTE) >= 0)
+			link_set(sk, nd.ifindex, NULL, NULL, 0, h->orig_mac, NULL);
+		if (sk)
+			nl_socket_free(sk);
 	}
+	if (rn_netdev_get(name, 0, &nd, e))
+		return e->code;
+	sk = nl_socket_alloc();
+	if (!sk || nl_connect(sk, NETLINK_ROUTE) < 0) {
+		if (sk)
+			nl_socket_free(sk);
+		return rn_fail(e, -EIO, "netlink: cannot connect");
+	}
+	/* down, its name, its MTU */
+	rc = link_set(sk, nd.ifindex, strcmp(name, h->orig_netdev) ? h->orig_netdev : NULL,
+		      "", 0, NULL, e);
+	if (!rc && nd.mtu != h->orig_mtu)
+		rc = link_set(sk, nd.ifindex, NULL, NULL, h->orig_mtu, NULL, e);
+	nl_socket_free(sk);
+	if (rc)
+		return rn_fail_wrap(e, "restore VF netdev %s as %s", name, h->orig_netdev);
 	return rn_sriov_hold_remove(state_dir, h->pci, e);
-}
-
-/* A network namespace file: nsfs (bind mount under /run/netns, or
- * /proc/PID/ns/net). */
-static bool netns_exists(const char *path)
-{
-	struct statfs sfs;
-
-	if (!path[0])
-		return false;
-	return !statfs(path, &sfs) && (unsigned long)sfs.f_type == NSFS_MAGIC;
 }
 
 int rn_sriov_sweep(const char *state_dir, const struct rn_rdma_roots *roots,
@@ -227,12 +226,20 @@ int rn_sriov_sweep(const char *state_dir, const struct rn_rdma_roots *roots,
 	for (int i = 0; i < n; i++) {
 		const struct rn_sriov_hold *h = &list[i];
 		struct rn_error ve = { 0 };
-		int fd;
-
-		if (netns_exists(h->netns))
-			continue;
 		struct rn_sriov_hold now;
+		enum rn_sriov_hold_where w;
+		char why[600];
+		int fd, rc;
 
+		w = rn_sriov_hold_where(roots, h, why, sizeof(why));
+		if (w == RN_SRIOV_HOLD_IN_POD)
+			continue;
+		if (w == RN_SRIOV_HOLD_UNSEEN) {
+			r->n_kept++;
+			rn_sriov_report_add(r, "kept: VF %s of %s/%s: %s", h->pci, h->pod_namespace,
+					    h->pod_name, why);
+			continue;
+		}
 		/* a CNI at work on this VF finishes its own job */
 		if (rn_sriov_hold_lock(state_dir, h->pci, true, &fd, &ve))
 			continue;
@@ -243,7 +250,11 @@ int rn_sriov_sweep(const char *state_dir, const struct rn_rdma_roots *roots,
 			close(fd);
 			continue;
 		}
-		if (rn_sriov_restore_host(state_dir, roots, h, &ve)) {
+		rc = rn_sriov_restore_host(state_dir, roots, h, &ve);
+		if (rc == -EINPROGRESS) {	/* gone again since it was looked at */
+			r->n_kept++;
+			rn_sriov_report_add(r, "kept: %s", ve.msg);
+		} else if (rc) {
 			r->n_errors++;
 			counters.sweep_errors++;
 			rn_sriov_report_add(r, "error: VF %s of %s/%s: %s", h->pci, h->pod_namespace,
@@ -252,11 +263,16 @@ int rn_sriov_sweep(const char *state_dir, const struct rn_rdma_roots *roots,
 				first = ve.code;
 				*e = ve;
 			}
+		} else if (w == RN_SRIOV_HOLD_VF_GONE) {
+			rn_sriov_report_add(r, "VF %s (%s vf %d) of %s/%s no longer exists: its hold "
+					    "is removed", h->pci, h->pf_ifname, h->vf, h->pod_namespace,
+					    h->pod_name);
 		} else {
 			counters.vfs_swept++;
 			rn_sriov_report_add(r, "VF %s (%s vf %d) of %s/%s restored as %s: its netns %s "
-					    "is gone", h->pci, h->pf_ifname, h->vf, h->pod_namespace,
-					    h->pod_name, h->orig_netdev, h->netns);
+					    "is gone (the VF's netdev is back in the host)", h->pci,
+					    h->pf_ifname, h->vf, h->pod_namespace, h->pod_name,
+					    h->orig_netdev, h->netns);
 		}
 		close(fd);
 	}

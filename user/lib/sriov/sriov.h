@@ -31,7 +31,8 @@
  *               (rtnetlink), and move a VF's RDMA device between network
  *               namespaces (RDMA_NLDEV_CMD_SET + RDMA_NLDEV_NET_NS_FD).
  *  health       the device plugin's view: one device per VF PCI address of
- *               a resourceName, Healthy while free, GUID non-zero, PF up.
+ *               a resourceName, Healthy while it can serve (PF up, GUID
+ *               non-zero), in use or not.
  *
  * Everything takes the sysfs root (struct rn_rdma_roots) so fixture trees
  * stand in for a host; rtnetlink and RDMA netlink go through a table of
@@ -233,11 +234,13 @@ int rn_sriov_rdma_dev_move(const char *rdma_dev, int netns_fd, struct rn_error *
 #define RN_SRIOV_MAX_ACTIONS 256
 
 struct rn_sriov_report {
-	char actions[RN_SRIOV_MAX_ACTIONS][160];	/* "ens1f0np0: sriov_numvfs 0 -> 12" */
+	char actions[RN_SRIOV_MAX_ACTIONS][320];	/* "ens1f0np0: sriov_numvfs 0 -> 12" */
 	int n_actions;
 	int n_errors;
 	int guids_fixed;
 	int guids_zero;			/* still zero after provisioning */
+	int n_kept;			/* sweep: holds kept, the VF not provably out of
+					 * its pod ("kept: ..." actions) */
 };
 
 void rn_sriov_report_add(struct rn_sriov_report *r, const char *fmt, ...)
@@ -267,9 +270,18 @@ struct rn_sriov_hold {
 	char container_id[RN_CONTAINER_ID_LEN];
 	char ifname[RN_IFNAMSIZ];	/* in the pod */
 	char netns[4096];
+	/* the pod netns's identity (st_dev, st_ino of the nsfs file) when ADD
+	 * opened it; 0: not recorded (older holds). A netns path that names
+	 * another netns now (a /proc/PID/ns/net whose PID was reused) is not
+	 * the pod's. */
+	uint64_t netns_dev, netns_ino;
 	char pod_namespace[256], pod_name[256];
 	time_t since;
 	bool complete;			/* ADD finished */
+	/* DEL (or GC) ran but the VF's netdev had not come back from the pod's
+	 * dying netns: the pod is gone, the VF is not free until the agent (or
+	 * the next ADD on it) has restored it */
+	bool released;
 	/* the VF as it was before ADD */
 	char orig_netdev[RN_IFNAMSIZ];
 	unsigned int orig_mtu;
@@ -299,6 +311,26 @@ int rn_sriov_hold_list(const char *state_dir, struct rn_sriov_hold **out, int *n
 json_t *rn_sriov_hold_to_json(const struct rn_sriov_hold *h);
 int rn_sriov_hold_from_json(json_t *o, struct rn_sriov_hold *h, struct rn_error *e);
 
+/* Where a held VF is, as far as this process can prove it. Only the VF's
+ * own netdev coming back proves that nothing of it is left in a pod: a
+ * netns path this process cannot see may be gone, or only not mounted
+ * here (an agent container without /run/netns), and a netns that is gone
+ * from its path may still be dying with the VF in it (teardown is
+ * asynchronous). */
+enum rn_sriov_hold_where {
+	RN_SRIOV_HOLD_IN_POD,		/* its netns is visible at its path (same identity) */
+	RN_SRIOV_HOLD_RETURNED,		/* its netdev is back in this netns */
+	RN_SRIOV_HOLD_VF_GONE,		/* the VF's PCI function no longer exists */
+	RN_SRIOV_HOLD_UNSEEN,		/* neither: kept; why says what cannot be seen */
+};
+/* why gets one line for RN_SRIOV_HOLD_UNSEEN ("" otherwise). */
+enum rn_sriov_hold_where rn_sriov_hold_where(const struct rn_rdma_roots *roots,
+					     const struct rn_sriov_hold *h, char *why,
+					     size_t size);
+/* Whether the nsfs file at path is the netns a hold recorded (dev/ino 0:
+ * any netns there counts). */
+bool rn_sriov_netns_visible(const char *path, uint64_t dev, uint64_t ino);
+
 /* ---- giving VFs back ------------------------------------------------ */
 
 /* In the caller's (host) netns, once the VF's devices are out of the pod
@@ -314,8 +346,11 @@ int rn_sriov_restore_host(const char *state_dir, const struct rn_rdma_roots *roo
  * (the caller has set it to mac). name gets the netdev's name after. */
 int rn_sriov_vf_netdev_mac(const struct rn_rdma_roots *roots, const char *pci,
 			   const uint8_t mac[6], char *name, struct rn_error *e);
-/* The agent's leak sweep: every hold whose netns no longer exists (and no
- * CNI holds the VF's lock) is restored. r says what was done. */
+/* The agent's leak sweep: every hold whose VF is provably out of its pod
+ * (rn_sriov_hold_where: its netdev back in this netns, or the VF gone) and
+ * whose lock no CNI holds is restored; a hold this process cannot judge
+ * (its netns not visible here, the netdev not back) is kept and reported
+ * as a "kept: ..." action. r says what was done. */
 int rn_sriov_sweep(const char *state_dir, const struct rn_rdma_roots *roots,
 		   struct rn_sriov_report *r, struct rn_error *e);
 
@@ -341,13 +376,18 @@ struct rn_sriov_device {
 	char netdev[RN_IFNAMSIZ];	/* "" : not in this netns */
 	char rdma_dev[RN_RDMA_NAME_LEN];
 	char uverbs[32];		/* "/dev/infiniband/uverbs5"; "" none */
-	bool healthy;
-	char why[128];			/* unhealthy: "held by ns/pod", "zero GUID", "PF down" */
+	bool healthy;			/* can serve a pod (in use or not) */
+	char why[128];			/* unhealthy: "zero node GUID", "PF ens1f0np0 down",
+					 * "being returned from ns/pod's netns" */
+	bool in_use;			/* a pod holds it (not a health state) */
+	char held_by[128];		/* in use: "ns/pod" */
 };
 
-/* One device per VF of every PF the config manages. Health: not held
- * (a hold counts even when its netns is gone), an RDMA VF's GUID non-zero,
- * the PF up. */
+/* One device per VF of every PF the config manages. Health is whether the
+ * VF can serve: the PF up, and for a free VF its RDMA device here with a
+ * non-zero GUID; a VF a pod holds is healthy all the same (kubelet counts
+ * it in use), one whose pod is deleted but whose netdev is not back yet
+ * (a released hold) is not. */
 int rn_sriov_devices(const struct rn_sriov_config *c, const struct rn_sriov_host *h,
 		     const char *state_dir, struct rn_sriov_device **out, int *n,
 		     struct rn_error *e);
