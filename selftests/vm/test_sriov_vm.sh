@@ -138,9 +138,12 @@ main_round() {
 		test "$("$RN_BUILD/bin/rdmanetctl" -c /tmp/node.json vf -j --state-dir "$CNI_STATE" | jq -r --arg v "$VF0" '.pfs[].vfs[] | select(.pci == $v) | .held_by.pod')" = c-main
 	# the agent restarted while the VF is held: the held VF stays taken
 	"$RN_BUILD/bin/rdmanetd" --once --config /tmp/node.json 2>/tmp/agent4.log
-	check_eq "rdmanetd restarted while VF 0 is held: VF 0 not healthy (held), VF 1 healthy" \
+	check_eq "rdmanetd restarted while VF 0 is held: both healthy (in use is not a health state)" \
 		"$(grep -E "^rdmanet_sriov_vf_healthy\{resource=\"igbvf\",pf=\"$PF\"" /tmp/prom/rdmanet.prom | sed -E 's/.*pci="([^"]+)"} /\1 /' | sort | tr '\n' ' ')" \
-		"$VF0 0 $VF1 1 "
+		"$VF0 1 $VF1 1 "
+	check_eq "  VF 0 in use, VF 1 not" \
+		"$(grep -E "^rdmanet_sriov_vf_in_use\{resource=\"igbvf\",pf=\"$PF\"" /tmp/prom/rdmanet.prom | sed -E 's/.*pci="([^"]+)"} /\1 /' | sort | tr '\n' ' ')" \
+		"$VF0 1 $VF1 0 "
 	check "  and it left the held VF alone" not_grep -e "sweep" -e "$VF0" /tmp/agent4.log
 	vm_barrier added 120
 	peer=$([ "$VM_NODE" = node-a ] && echo 192.168.88.20 || echo 192.168.88.10)
