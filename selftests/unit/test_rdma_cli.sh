@@ -84,10 +84,10 @@ check "doctor: bpffs there, the pin dir not made yet (not claimed to be held)" \
 "$CTL" --pin-dir "$TMP/pins/rdmanet" doctor >"$TMP/doc" 2>/dev/null
 check "doctor: a pin dir that would not be on bpffs fails" \
 	grep -qF "fail bpffs      no bpf filesystem at $TMP, where pin dir $TMP/pins/rdmanet would be created" "$TMP/doc"
-check_eq "doctor: one line on stderr" "$(cat "$TMP/err")" "rdmanetctl: doctor: 2 of 12 checks failed"
+check_eq "doctor: one line on stderr" "$(cat "$TMP/err")" "rdmanetctl: doctor: 2 of 13 checks failed"
 j=$(RDMANET_SYSFS_ROOT=$FX/port_down/sys "$CTL" --pin-dir "$PIN" doctor -j 2>/dev/null)
 check_eq "doctor -j: port_down tree" "$(jq -r '.checks[] | select(.name == "port-state") | .status' <<<"$j")" fail
-check_eq "doctor -j: summary" "$(jq -c .summary <<<"$j")" '{"pass":8,"warn":2,"fail":2}'
+check_eq "doctor -j: summary" "$(jq -c .summary <<<"$j")" '{"pass":9,"warn":2,"fail":2}'
 
 # env in a real network namespace whose net1 has pod B's address
 ip netns add "$PFX"

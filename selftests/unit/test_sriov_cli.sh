@@ -65,6 +65,17 @@ expect_error "a config whose sriov entry lacks numVfs" "sriov[0].numVfs: require
 check "doctor: the zero GUIDs are a warning rdmanetd fixes" \
 	grep -q "^warn vf-guids .*mlx5_5: rdmanetd fixes it at start-up" "$TMP/doctor"
 echo '{ "sriov": [ { "pf": "ens1f0np0", "numVfs": 12 } ] }' >"$TMP/noRdma.json"
+# the hold's netns (/var/run/netns/cni-1) is not here and VF 5's netdev is
+# not back: the sweep keeps the hold, and doctor says why
+check "doctor: a hold whose netns this process cannot see is a warning, with why" \
+	grep -q "^warn vf-holds .*VF 0000:3b:00.7 of default/rdma-exclusive: its netns /var/run/netns/cni-1 is not visible here" "$TMP/doctor"
+ln -s /proc/self/ns/net "$TMP/netns-live"
+jq --arg ns "$TMP/netns-live" '.netns = $ns' "$TMP/state/sriov/0000:3b:00.7.json" >"$TMP/h" &&
+	cp "$TMP/state/sriov/0000:3b:00.7.json" "$TMP/h.orig" && mv "$TMP/h" "$TMP/state/sriov/0000:3b:00.7.json"
+"$CTL" -c "$TMP/node.json" doctor >"$TMP/doctor" 2>&1
+check "doctor: ... none where the pod's netns is visible" \
+	grep -q "^pass vf-holds .*1 VF held, every pod netns visible" "$TMP/doctor"
+mv "$TMP/h.orig" "$TMP/state/sriov/0000:3b:00.7.json"
 "$CTL" -c "$TMP/noRdma.json" doctor >"$TMP/doctor" 2>&1
 check "doctor: without isRdma they fail, and it says why" \
 	grep -q "^fail vf-guids .*rdmanetd will not fix it: the \"sriov\" entry of PF ens1f0np0 has \"isRdma\": false" "$TMP/doctor"

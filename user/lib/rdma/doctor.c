@@ -23,6 +23,7 @@ static const struct {
 	{ "bpffs", rn_check_bpffs },
 	{ "datapath", rn_check_datapath },
 	{ "mtu", rn_check_mtu },
+	{ "vf-holds", rn_check_vf_holds },
 };
 
 void rn_check_set(struct rn_check *c, enum rn_check_status s, const char *fmt, ...)

@@ -56,7 +56,7 @@ struct rn_doctor_facts {
 	const struct rn_sriov_host *sriov_host;
 };
 
-#define RN_DOCTOR_CHECKS 12
+#define RN_DOCTOR_CHECKS 13
 
 struct rn_doctor_report {
 	struct rn_check checks[RN_DOCTOR_CHECKS];
@@ -82,6 +82,7 @@ void rn_check_vf_guids(const struct rn_doctor_facts *f, struct rn_check *c);
 void rn_check_bpffs(const struct rn_doctor_facts *f, struct rn_check *c);
 void rn_check_datapath(const struct rn_doctor_facts *f, struct rn_check *c);
 void rn_check_mtu(const struct rn_doctor_facts *f, struct rn_check *c);
+void rn_check_vf_holds(const struct rn_doctor_facts *f, struct rn_check *c);
 
 /* Helpers the checks share. */
 void rn_check_set(struct rn_check *c, enum rn_check_status s, const char *fmt, ...)
