@@ -188,6 +188,11 @@ static void release_slot(const struct rn_config *c, const struct rn_maps *m, __u
 
 int rn_masters_reconcile(const struct rn_config *c, const struct rn_maps *m)
 {
+	return rn_masters_reconcile_counted(c, m, NULL);
+}
+
+int rn_masters_reconcile_counted(const struct rn_config *c, const struct rn_maps *m, int *n_wanted)
+{
 	struct rn_master_config auto_cfg[RN_MAX_MASTERS];
 	const struct rn_master_config *list = c->masters;
 	char names[RN_MAX_MASTERS][RN_IFNAMSIZ];
@@ -227,6 +232,8 @@ int rn_masters_reconcile(const struct rn_config *c, const struct rn_maps *m)
 	for (int i = 0; i < n; i++)
 		if (!setup_one(c, m, &list[i]))
 			ok++;
+	if (n_wanted)
+		*n_wanted = n;
 	return ok;
 }
 

@@ -12,6 +12,9 @@
 /* Returns the number of masters set up; problems with one master are
  * logged and do not stop the others. */
 int rn_masters_reconcile(const struct rn_config *c, const struct rn_maps *m);
+/* The same, and *wanted: how many masters the config names (or discovery
+ * found), for the health file's "attached as configured" */
+int rn_masters_reconcile_counted(const struct rn_config *c, const struct rn_maps *m, int *n_wanted);
 /* Detaches everything from every in-use master slot and clears it. */
 int rn_masters_teardown(const struct rn_config *c, const struct rn_maps *m);
 /* Without maps of this build's layout the masters are unknown (another

@@ -18,6 +18,7 @@
 #include "config.h"
 #include "config_publish.h"
 #include "config_watch.h"
+#include "health.h"
 #include "devplugin/devplugin.h"
 #include "ipam/ipam_config.h"
 #include "log.h"
@@ -29,6 +30,8 @@
 #include "version.h"
 
 static volatile sig_atomic_t stop;
+/* what the health file says; the masters' counts follow every reconcile */
+static struct rn_health health;
 
 static void on_signal(int sig)
 {
@@ -39,7 +42,8 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: rdmanetd [--config FILE] [--publish-config FILE] [--pin-dir DIR] [--once]\n"
+		"usage: rdmanetd [--config FILE] [--publish-config FILE] [--health-file FILE]\n"
+		"                [--pin-dir DIR] [--once]\n"
 		"                [-v|-q]\n"
 		"       rdmanetd --uninstall [--config FILE] [--pin-dir DIR]\n"
 		"       rdmanetd --check-config [--config FILE] [--cluster]\n"
@@ -49,6 +53,8 @@ static void usage(FILE *f)
 		"                      means all defaults)\n"
 		"      --publish-config FILE  write each config applied to FILE (atomically):\n"
 		"                      the host's copy the CNI plugin reads\n"
+		"      --health-file FILE  rewrite FILE every few seconds with the agent's\n"
+		"                      health (rdmanetctl health reads it for the probes)\n"
 		"      --pin-dir DIR   bpffs directory for maps and links (default %s)\n"
 		"      --once          attach, export once, exit (programs stay attached)\n"
 		"      --uninstall     detach everything rdmanetd attached and unpin\n"
@@ -191,7 +197,7 @@ static void reload(struct rn_config *c, const struct fixed *fx, const char *path
 	rn_info("config %s: reloaded (%d master(s)%s, qos dscp %d/%d ecn %s, textfile every %ds)",
 		path, c->n_masters, c->n_masters ? "" : ": discovered", c->qos.roce_dscp,
 		c->qos.cnp_dscp, rn_ecn_names[c->qos.ecn], c->textfile.interval_s);
-	rn_masters_reconcile(c, m);
+	health.masters_attached = rn_masters_reconcile_counted(c, m, &health.masters_wanted);
 	rn_rdma_agent_config_changed();
 	rn_rdma_agent_tick(c);
 	ipam_sync(c);
@@ -218,8 +224,18 @@ static long long now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static void health_beat(const char *path, struct rn_health *h, const struct rn_config *c,
+			struct rn_dp_server *dp)
+{
+	if (!path)
+		return;
+	h->dp_wanted = rn_dp_wanted(c);
+	h->dp = dp;
+	rn_health_write(path, h);
+}
+
 static int run(struct rn_config *c, struct rn_config_watch *w, const char *publish,
-	       bool pin_dir_cli, bool cluster, int once)
+	       const char *health_file, bool pin_dir_cli, bool cluster, int once)
 {
 	struct fixed fx = { .pin_dir_cli = pin_dir_cli, .cluster = cluster };
 	struct rn_error e = { 0 };
@@ -255,7 +271,8 @@ static int run(struct rn_config *c, struct rn_config_watch *w, const char *publi
 		rn_pin_unlock(lock);
 		return 1;
 	}
-	n = rn_masters_reconcile(c, &m);
+	n = rn_masters_reconcile_counted(c, &m, &health.masters_wanted);
+	health.masters_attached = n;
 	if (n == 0)
 		rn_warn("no master is attached (configured: %d; with none configured, RoCE netdevs "
 			"are discovered from /sys/class/infiniband)", c->n_masters);
@@ -288,9 +305,14 @@ static int run(struct rn_config *c, struct rn_config_watch *w, const char *publi
 						      c->textfile.interval_s : 15);
 		char *text;
 
-		/* until the tick, unless the config changes first */
+		/* until the tick, unless the config changes first; the health
+		 * file is rewritten at every wake-up, at least every beat */
 		while (!stop && now_ms() < tick) {
-			if (!rn_config_watch_wait(w, (int)(tick - now_ms())))
+			long long left = tick - now_ms();
+
+			health_beat(health_file, &health, c, dp);
+			if (!rn_config_watch_wait(w, (int)(left < RN_HEALTH_BEAT_MS ? left :
+							     RN_HEALTH_BEAT_MS)))
 				continue;
 			text = rn_config_watch_changed(w);
 			if (text)
@@ -304,7 +326,7 @@ static int run(struct rn_config *c, struct rn_config_watch *w, const char *publi
 		if (text)
 			reload(c, &fx, w->path, text, publish, &m, &dp);
 		free(text);
-		rn_masters_reconcile(c, &m);
+		health.masters_attached = rn_masters_reconcile_counted(c, &m, &health.masters_wanted);
 		rn_sriov_agent_tick(c);
 		rn_rdma_agent_tick(c);
 		if (c->textfile.interval_s > 0)
@@ -324,6 +346,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "publish-config", required_argument, NULL, 'P' },
+		{ "health-file", required_argument, NULL, 'H' },
 		{ "pin-dir", required_argument, NULL, 'p' },
 		{ "once", no_argument, NULL, 'o' },
 		{ "uninstall", no_argument, NULL, 'u' },
@@ -335,7 +358,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *config = NULL, *pin_dir = NULL, *publish = NULL;
+	const char *config = NULL, *pin_dir = NULL, *publish = NULL, *health_file = NULL;
 	struct rn_config_watch w;
 	int once = 0, do_uninstall = 0, check_only = 0, level = RN_LOG_INFO, opt, rc;
 	bool cluster = false;
@@ -346,6 +369,7 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 'c': config = optarg; break;
 		case 'P': publish = optarg; break;
+		case 'H': health_file = optarg; break;
 		case 'p': pin_dir = optarg; break;
 		case 'o': once = 1; break;
 		case 'u': do_uninstall = 1; break;
@@ -403,7 +427,7 @@ int main(int argc, char **argv)
 	if (pin_dir)
 		snprintf(c.bpf.pin_dir, sizeof(c.bpf.pin_dir), "%s", pin_dir);
 
-	rc = do_uninstall ? uninstall(&c) : run(&c, &w, publish, pin_dir != NULL, cluster, once);
+	rc = do_uninstall ? uninstall(&c) : run(&c, &w, publish, health_file, pin_dir != NULL, cluster, once);
 	rn_config_free(&c);
 	rn_config_watch_close(&w);
 	return rc;

@@ -21,6 +21,7 @@ struct ctl_cmd {
 	const char *name;
 	int (*run)(struct ctl *ctl, int argc, char **argv);	/* argv[0] is the name */
 	const char *usage;
+	bool no_config;		/* runs without reading the node config */
 };
 
 int ctl_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -41,5 +42,6 @@ int cmd_pool(struct ctl *ctl, int argc, char **argv);
 int cmd_ip(struct ctl *ctl, int argc, char **argv);
 int cmd_resources(struct ctl *ctl, int argc, char **argv);
 int cmd_vf(struct ctl *ctl, int argc, char **argv);
+int cmd_health(struct ctl *ctl, int argc, char **argv);
 
 #endif

@@ -23,6 +23,7 @@ static const struct ctl_cmd commands[] = {
 	{ "ip", cmd_ip, "ip show|release|allocate ..." },
 	{ "resources", cmd_resources, "resources [-j]" },
 	{ "vf", cmd_vf, "vf [show] [--state-dir DIR] [-j]" },
+	{ "health", cmd_health, "health [--health-file FILE] [--max-age S] [--ready] [-j]", true },
 };
 
 int ctl_fail(const char *fmt, ...)
@@ -146,7 +147,7 @@ int main(int argc, char **argv)
 	for (size_t c = 0; c < sizeof(commands) / sizeof(commands[0]); c++) {
 		if (strcmp(argv[i], commands[c].name))
 			continue;
-		if (load_config(&ctl, pin_dir))
+		if (!commands[c].no_config && load_config(&ctl, pin_dir))
 			return 1;
 		rc = commands[c].run(&ctl, argc - i, argv + i);
 		rn_config_free(&ctl.cfg);

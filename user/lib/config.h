@@ -16,6 +16,8 @@
 
 #define RN_DEFAULT_CONFIG "/etc/rdmanet/config.json"
 #define RN_DEFAULT_PIN_DIR "/sys/fs/bpf/rdmanet"
+/* where the DaemonSet has rdmanetd write its health (--health-file) */
+#define RN_DEFAULT_HEALTH_FILE "/run/rdmanet/health.json"
 #define RN_DEFAULT_TEXTFILE_DIR "/var/lib/node_exporter/textfile_collector"
 #define RN_DEFAULT_IPAM_DB "/var/lib/rdmanet/ipam.db"
 #define RN_DEFAULT_CNI_STATE_DIR "/var/lib/rdmanet/cni"

@@ -208,6 +208,16 @@ struct rn_dp_server *rn_dp_start(const struct rn_config *c, struct rn_error *e);
 /* Stops serving and joins the thread; sockets are removed. */
 void rn_dp_stop(struct rn_dp_server *s);
 
+/* For the agent's health file (any thread): the server thread's last pass
+ * (CLOCK_MONOTONIC ms; a stuck thread stops it) and its resources: how many
+ * are configured, cannot be served (a config problem, logged), are served
+ * on their socket and registered with kubelet. */
+struct rn_dp_health {
+	long long beat_ms;
+	int resources, unservable, served, registered;
+};
+void rn_dp_health(struct rn_dp_server *s, struct rn_dp_health *h);
+
 /* The views rdmanetctl shows: the resources of c over a model just read. */
 int rn_dp_views(const struct rn_config *c, const struct rn_rdma_model *m,
 		struct rn_dp_view **out, int *n_out, struct rn_error *e);

@@ -76,6 +76,11 @@ struct dp_res {
 	unsigned long long registrations;
 };
 
+struct dp_health_pub {
+	_Atomic long long beat_ms;	/* CLOCK_MONOTONIC ms of the last pass */
+	atomic_int resources, unservable, served, registered;
+};
+
 struct dp_server {
 	pthread_t thread;
 	atomic_bool stop;
@@ -97,8 +102,12 @@ struct dp_server {
 	double periodic_at;
 	int pending_shutdowns;
 	bool settled;			/* start-up over (every resource served and registered) */
+	struct dp_health_pub health;	/* what rn_dp_health reads from other threads */
 	double settle_by;		/* or over anyway at this time */
 };
+
+/* health.c: published at every housekeeping pass */
+void dp_health_publish(struct dp_server *s);
 
 double dp_now(void);
 gpr_timespec dp_deadline_ms(long ms);

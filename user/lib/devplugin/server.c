@@ -180,6 +180,7 @@ static void housekeeping(struct dp_server *s)
 	}
 	if (!s->settled)
 		settle(s, now);
+	dp_health_publish(s);
 }
 
 static void run_event(grpc_event ev)
