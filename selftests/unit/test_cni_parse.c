@@ -302,7 +302,8 @@ static const char *prev_json =
 	"           {\"address\": \"10.81.0.10/24\", \"gateway\": \"10.81.0.254\", \"interface\": 1}],"
 	" \"routes\": [{\"dst\": \"0.0.0.0/0\", \"gw\": \"10.81.0.254\", \"table\": 100}]}";
 
-/* mode sriov: deviceID from the config or runtimeConfig, sriov-cni's keys */
+/* mode sriov: deviceID from the config (deviceID, pciBusID) or runtimeConfig,
+ * sriov-cni's keys; Multus's deviceID/pciBusID accepted in every mode */
 static void test_config_sriov(void **state)
 {
 	struct cni_netconf c;
@@ -338,8 +339,40 @@ static void test_config_sriov(void **state)
 	cni_netconf_free(&c);
 	expect_config_error("{" MINIMAL ", \"vlan\": 10}", CNI_ERR_CONFIG,
 			    "vlan: only for mode \"sriov\"");
-	expect_config_error("{" MINIMAL ", \"deviceID\": \"0000:3b:00.2\"}", CNI_ERR_CONFIG,
-			    "deviceID: only for mode \"sriov\"");
+	/* Multus: the top-level deviceID and pciBusID in every delegate whose
+	 * NetworkAttachmentDefinition names a resource, whatever the mode (a
+	 * shared-mode network annotated for the shared device plugin has the
+	 * plugin's device ID there): accepted, used only by mode sriov */
+	{
+		static const char *const modes[] = { "", ", \"mode\": \"ipvlan\"",
+						     ", \"mode\": \"sriov\"" };
+
+		for (int i = 0; i < 3; i++) {
+			char conf[1024];
+
+			snprintf(conf, sizeof(conf), "{" MINIMAL "%s, \"deviceID\": "
+				 "\"0000:3b:00.2\", \"pciBusID\": \"0000:3b:00.2\", "
+				 "\"runtimeConfig\": {\"ips\": [], \"mac\": \"\"}}", modes[i]);
+			assert_int_equal(parse(&c, conf, &err), 0);
+			assert_string_equal(c.device_id, i == 2 ? "0000:3b:00.2" : "");
+			cni_netconf_free(&c);
+		}
+	}
+	assert_int_equal(parse(&c, "{" MINIMAL ", \"deviceID\": \"hca_shared_devices_a-17-of-a-"
+			       "resource-whose-ids-are-long\"}", &err), 0);
+	cni_netconf_free(&c);
+	/* pciBusID alone (what some Multus versions leave) names the VF */
+	assert_int_equal(parse(&c, "{" MINIMAL ", \"mode\": \"sriov\", \"pciBusID\": "
+			       "\"0000:3b:00.4\", \"runtimeConfig\": {\"deviceID\": "
+			       "\"0000:3b:00.2\"}}", &err), 0);
+	assert_string_equal(c.device_id, "0000:3b:00.4");
+	cni_netconf_free(&c);
+	expect_config_error("{" MINIMAL ", \"mode\": \"sriov\", \"deviceID\": \"0000:3b:00.2\", "
+			    "\"pciBusID\": \"0000:3b:00.3\"}", CNI_ERR_CONFIG,
+			    "deviceID \"0000:3b:00.2\" and pciBusID \"0000:3b:00.3\" name different "
+			    "devices");
+	expect_config_error("{" MINIMAL ", \"deviceID\": 7}", CNI_ERR_CONFIG,
+			    "deviceID: must be a string");
 	expect_config_error("{" MINIMAL ", \"mode\": \"sriov\", \"master\": \"eth0\"}",
 			    CNI_ERR_CONFIG, "master: not for mode \"sriov\"");
 	expect_config_error("{" MINIMAL ", \"mode\": \"sriov\", \"vlan\": 4096}",

@@ -269,18 +269,55 @@ static int onoff(json_t *root, const char *key, bool *has, int *out, struct cni_
 	return 0;
 }
 
-/* sriov-cni's VF keys and the deviceID (config, else runtimeConfig). Only
- * mode sriov may carry them: elsewhere they would be silently ignored. */
+/* The device the delegate is for. Multus sets the top-level "deviceID"
+ * and "pciBusID" (both the device plugin's ID; pciBusID since Multus 4) in
+ * every delegate whose NetworkAttachmentDefinition carries a
+ * k8s.v1.cni.cncf.io/resourceName annotation, whatever its plugin or mode:
+ * a shared-mode network annotated for the RDMA shared device plugin gets
+ * them too, so every mode accepts them. Only mode "sriov" uses them (the
+ * VF); runtimeConfig.deviceID is read where neither is set. */
+static int parse_device_id(struct cni_netconf *c, struct cni_err *err)
+{
+	static const char *const keys[] = { "deviceID", "pciBusID" };
+	json_t *rc = json_object_get(c->root, "runtimeConfig");
+	char ids[2][sizeof(c->device_id)] = { "", "" };
+	struct rn_error e = { 0 };
+
+	for (int i = 0; i < 2; i++) {
+		json_t *v = json_object_get(c->root, keys[i]);
+
+		if (v && !json_is_string(v))
+			return cni_fail(err, CNI_ERR_CONFIG, "config: %s: must be a string", keys[i]);
+		if (c->mode == CNI_MODE_SRIOV &&
+		    rn_json_string(c->root, keys[i], ids[i], sizeof(ids[i]), "config", &e))
+			return bad(err, &e);
+	}
+	if (c->mode != CNI_MODE_SRIOV)
+		return 0;
+	if (ids[0][0] && ids[1][0] && strcmp(ids[0], ids[1]))
+		return cni_fail(err, CNI_ERR_CONFIG, "config: deviceID \"%s\" and pciBusID \"%s\" "
+				"name different devices", ids[0], ids[1]);
+	snprintf(c->device_id, sizeof(c->device_id), "%s", ids[0][0] ? ids[0] : ids[1]);
+	if (!c->device_id[0] && json_is_object(rc) &&
+	    rn_json_string(rc, "deviceID", c->device_id, sizeof(c->device_id),
+			   "config: runtimeConfig", &e))
+		return bad(err, &e);
+	return 0;
+}
+
+/* sriov-cni's VF keys. Only mode sriov may carry them: elsewhere they
+ * would be silently ignored. */
 static int parse_sriov(struct cni_netconf *c, struct cni_err *err)
 {
-	static const char *const vf_keys[] = { "deviceID", "vlan", "vlanQoS", "vlanProto", "mac",
+	static const char *const vf_keys[] = { "vlan", "vlanQoS", "vlanProto", "mac",
 					       "spoofchk", "trust", "link_state", "min_tx_rate",
 					       "max_tx_rate", NULL };
-	json_t *rc = json_object_get(c->root, "runtimeConfig");
 	struct rn_error e = { 0 };
 	char buf[32] = "";
 	long long n;
 
+	if (parse_device_id(c, err))
+		return err->code;
 	if (c->mode != CNI_MODE_SRIOV) {
 		for (int i = 0; vf_keys[i]; i++)
 			if (json_object_get(c->root, vf_keys[i]))
@@ -288,12 +325,6 @@ static int parse_sriov(struct cni_netconf *c, struct cni_err *err)
 						"\"sriov\"", vf_keys[i]);
 		return 0;
 	}
-	if (rn_json_string(c->root, "deviceID", c->device_id, sizeof(c->device_id), "config", &e))
-		return bad(err, &e);
-	if (!c->device_id[0] && json_is_object(rc) &&
-	    rn_json_string(rc, "deviceID", c->device_id, sizeof(c->device_id),
-			   "config: runtimeConfig", &e))
-		return bad(err, &e);
 	if (c->master[0])
 		return cni_fail(err, CNI_ERR_CONFIG, "config: master: not for mode \"sriov\" (the "
 				"VF's PF is its master)");

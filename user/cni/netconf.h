@@ -20,8 +20,12 @@
  *     "stateDir": "..." }            config file / state dir (node.h)
  *
  * mode "sriov" (exclusive mode: a VF and its RDMA device move into the pod):
- *     "deviceID": "0000:3b:00.2",    the VF's PCI address (Multus puts it in
- *                                    runtimeConfig.deviceID; either place)
+ *     "deviceID": "0000:3b:00.2",    the VF's PCI address: what Multus sets at the
+ *                                    top level (with "pciBusID", the same), else
+ *                                    runtimeConfig.deviceID. Every mode accepts
+ *                                    deviceID and pciBusID (Multus sets them in any
+ *                                    delegate of a NAD with a resourceName
+ *                                    annotation); only this one uses them
  *     "vlan": 10, "vlanQoS": 3, "vlanProto": "802.1Q" | "802.1ad",
  *     "mac": "02:..", "spoofchk": "on"|"off", "trust": "on"|"off",
  *     "link_state": "auto"|"enable"|"disable",
