@@ -157,6 +157,20 @@ main_round() {
 	cni CHECK $prev c-main /run/netns/$POD >/tmp/check.out 2>&1
 	check "CHECK sees a VF setting changed behind its back" grep -q "trust differs" /tmp/check.out
 	ip link set "$PF" vf 0 trust on
+	# CHECK looks inside the pod: the interface must be the held VF's own
+	# netdev (its driver's bus address there), not a look-alike
+	h=$CNI_STATE/sriov/$VF0.json
+	cp "$h" /tmp/hold.keep
+	jq --arg v "$VF1" '.pci = $v' /tmp/hold.keep >"$CNI_STATE/sriov/$VF1.json" && rm "$h"
+	cni CHECK $prev c-main /run/netns/$POD >/tmp/check.out 2>&1
+	check "CHECK sees that net1 is not the VF the hold names" \
+		grep -q "net1 is the netdev of $VF0, not of VF $VF1" /tmp/check.out
+	rm "$CNI_STATE/sriov/$VF1.json" && cp /tmp/hold.keep "$h"
+	ip -n $POD link set net1 mtu 1400
+	jq '.mtu = 1500' $prev >/tmp/prev-mtu.json
+	cni CHECK /tmp/prev-mtu.json c-main /run/netns/$POD >/tmp/check.out 2>&1
+	check "CHECK sees the pod interface's MTU changed" grep -q "net1's MTU is 1400, the network asks 1500" /tmp/check.out
+	ip -n $POD link set net1 mtu 1500
 	vm_barrier pinged 120
 	cni DEL $prev c-main /run/netns/$POD >/tmp/del.out 2>&1
 	check_eq "DEL exits 0" "$?:$(cat /tmp/del.out)" "0:"

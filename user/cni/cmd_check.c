@@ -11,7 +11,6 @@
 #include "addr.h"
 #include "attachment.h"
 #include "cmd.h"
-#include "rdma/sysfs_attr.h"
 #include "vf.h"
 #include "datapath.h"
 #include "link.h"
@@ -39,15 +38,16 @@ struct check {
 
 #define MISMATCH(r, ...) cni_fail(&(r)->err, RN_CNI_ERR_CHECK, __VA_ARGS__)
 
-/* sriov: the VF netdev is the pod interface (physical, our alias), its
- * settings through the PF are what the network asks, and neither it nor
- * its RDMA device is left in the host netns. */
+/* sriov: the VF netdev is the pod interface (physical, our alias, the
+ * VF's own bus address, the network's MTU), the VF's RDMA device is in the
+ * pod's netns on that interface and not in the host's, and its settings
+ * through the PF are what the network asks. */
 static int check_vf(struct check *c)
 {
 	struct cni_req *r = c->r;
 	const struct cni_prev_if *pi = &c->prev->ifs[c->idx];
 	const struct rn_sriov_hold *h = &c->hold;
-	char alias[CNI_ALIAS_MAX];
+	char alias[CNI_ALIAS_MAX], why[256];
 	struct rn_vf_admin now;
 	struct rn_error e = { 0 };
 	int rc = cni_link_get(c->pod, r->env.ifname, &c->li, &e);
@@ -64,11 +64,15 @@ static int check_vf(struct check *c)
 		return MISMATCH(r, "%s's MAC differs from the one ADD reported", r->env.ifname);
 	if (!c->li.up)
 		return MISMATCH(r, "%s is down", r->env.ifname);
+	if (r->conf.mtu && c->li.mtu != r->conf.mtu)
+		return MISMATCH(r, "%s's MTU is %u, the network asks %u", r->env.ifname, c->li.mtu,
+				r->conf.mtu);
 	if (!h->complete)
 		return MISMATCH(r, "VF %s: its ADD never finished", h->pci);
-	if (h->rdma_moved && rn_sysfs_exists("/sys/class/infiniband/%s", h->orig_rdma_dev) == 1)
-		return MISMATCH(r, "VF %s: RDMA device %s is in the host netns", h->pci,
-				h->orig_rdma_dev);
+	if (cni_vf_in_pod(&c->ns, h, r->env.ifname, why, sizeof(why), &e))
+		return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "CHECK");
+	if (why[0])
+		return MISMATCH(r, "%s", why);
 	if (rn_sriov_vf_admin_get(h->pf_ifname, h->vf, &now, &e))
 		return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "CHECK");
 	if (r->conf.has_mac && memcmp(now.mac, r->conf.vf_mac, 6))

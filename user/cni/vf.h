@@ -53,6 +53,13 @@ void cni_vf_unlock(struct cni_vf *v);
  * it). */
 int cni_vf_restore(const char *state_dir, const struct rn_sriov_hold *h, const char *netns,
 		   bool locked, struct rn_error *e);
+/* CHECK inside the pod (ns entered and left): ifname is the VF's own
+ * netdev (the bus address its driver reports there), and with an RDMA VF
+ * its RDMA device is in the pod's netns, its port on ifname, and not in
+ * the host's. 0 with why "" when so, 0 with why set when not; an error
+ * only when it cannot be asked. */
+int cni_vf_in_pod(const struct cni_netns *ns, const struct rn_sriov_hold *h, const char *ifname,
+		  char *why, size_t size, struct rn_error *e);
 /* The hold of (container id, ifname), if any: 1 found, 0 none. */
 int cni_vf_find_hold(const char *state_dir, const char *container_id, const char *ifname,
 		     struct rn_sriov_hold *out);
