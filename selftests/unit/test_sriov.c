@@ -692,6 +692,84 @@ static void test_holds_and_lock(void **state)
 	}
 }
 
+/* ---- continuous reconciliation ------------------------------------------ */
+
+/* issue 20 item 3: provisioning runs again when its inputs change (a VF
+ * the sweep freed gets its zero GUID fixed; a config reload applies), and
+ * never races a CNI that holds a VF's lock (its hold maybe not written) */
+static void test_reconcile(void **state)
+{
+	struct tree t;
+	struct fake f = { .t = &t };
+	struct rn_sriov_ops ops = fake_ops(&f);
+	struct rn_sriov_reconciler st = { 0 };
+	struct rn_sriov_config c;
+	struct rn_sriov_report r;
+	struct rn_error e = { 0 };
+	char buf[64];
+	bool ran;
+	int fd;
+
+	(void)state;
+	tree_copy(&t);
+	hold_vf(t.state, "0000:3b:00.5", "rebooted-pod");	/* VF 3, zero GUID, held */
+	parse_cfg("[{\"pf\": \"ens1f0np0\", \"numVfs\": 12, \"isRdma\": true}]", &c, t.state);
+	assert_int_equal(rn_sriov_reconcile(&st, &c, &t.roots, &ops, &r, &ran, &e), 0);
+	assert_true(ran);
+	assert_int_equal(r.guids_fixed, 1);		/* VF 7's; VF 3 is held */
+	assert_false(report_has(&r, "vf 3 (0000:3b:00.5)"));
+	assert_int_equal(rn_sriov_reconcile(&st, &c, &t.roots, &ops, &r, &ran, &e), 0);
+	assert_false(ran);				/* nothing changed */
+
+	/* the sweep frees VF 3: its GUID is fixed at the next pass */
+	assert_int_equal(rn_sriov_hold_remove(t.state, "0000:3b:00.5", NULL), 0);
+	assert_int_equal(rn_sriov_reconcile(&st, &c, &t.roots, &ops, &r, &ran, &e), 0);
+	assert_true(ran);
+	assert_int_equal(r.guids_fixed, 1);
+	assert_true(report_has(&r, "vf 3 (0000:3b:00.5): admin MAC"));
+	read_attr(&t, "class/infiniband/mlx5_5/node_guid", buf, sizeof(buf));
+	assert_string_not_equal(buf, "0000:0000:0000:0000");
+
+	/* a config reload (an MTU) while a CNI holds VF 4's lock: VF 4 is left
+	 * alone and tried again at every pass until the lock is gone */
+	rn_sriov_config_free(&c);
+	parse_cfg("[{\"pf\": \"ens1f0np0\", \"numVfs\": 12, \"isRdma\": true, \"mtu\": 4200}]",
+		  &c, t.state);
+	assert_int_equal(rn_sriov_hold_lock(t.state, "0000:3b:00.6", true, &fd, &e), 0);
+	f.mtus = 0;
+	assert_int_equal(rn_sriov_reconcile(&st, &c, &t.roots, &ops, &r, &ran, &e), 0);
+	assert_true(ran);
+	assert_int_equal(r.n_busy, 1);
+	assert_true(report_has(&r, "vf 4 (0000:3b:00.6): a CNI is attaching or detaching it"));
+	read_attr(&t, "class/net/ens1f0v4/mtu", buf, sizeof(buf));
+	assert_string_not_equal(buf, "4200");
+	read_attr(&t, "class/net/ens1f0v0/mtu", buf, sizeof(buf));
+	assert_string_equal(buf, "4200");
+	assert_int_equal(rn_sriov_reconcile(&st, &c, &t.roots, &ops, &r, &ran, &e), 0);
+	assert_true(ran);				/* the locked VF is retried */
+	assert_int_equal(r.n_busy, 1);
+	close(fd);
+	assert_int_equal(rn_sriov_reconcile(&st, &c, &t.roots, &ops, &r, &ran, &e), 0);
+	assert_true(ran);
+	assert_int_equal(r.n_busy, 0);
+	read_attr(&t, "class/net/ens1f0v4/mtu", buf, sizeof(buf));
+	assert_string_equal(buf, "4200");
+	assert_int_equal(rn_sriov_reconcile(&st, &c, &t.roots, &ops, &r, &ran, &e), 0);
+	assert_false(ran);
+
+	/* sriov_numvfs is not changed under a CNI at work either */
+	rn_sriov_config_free(&c);
+	parse_cfg("[{\"pf\": \"ens1f0np0\", \"numVfs\": 8, \"isRdma\": true}]", &c, t.state);
+	assert_int_equal(rn_sriov_hold_lock(t.state, "0000:3b:00.2", true, &fd, &e), 0);
+	assert_int_equal(rn_sriov_reconcile(&st, &c, &t.roots, &ops, &r, &ran, &e), -EBUSY);
+	assert_true(report_has(&r, "VF 0000:3b:00.2 is being attached by a CNI: not changed"));
+	read_attr(&t, "bus/pci/devices/0000:3b:00.0/sriov_numvfs", buf, sizeof(buf));
+	assert_string_equal(buf, "12");
+	close(fd);
+	rn_sriov_config_free(&c);
+	tree_free(&t);
+}
+
 /* ---- device plugin view ------------------------------------------------ */
 
 static void test_devices(void **state)
@@ -922,6 +1000,7 @@ int main(void)
 		cmocka_unit_test(test_provision_selects_nothing),
 		cmocka_unit_test(test_provision_rebind_failure_reported),
 		cmocka_unit_test(test_provision_ib_guids),
+		cmocka_unit_test(test_reconcile),
 		cmocka_unit_test(test_will_fix_guid),
 		cmocka_unit_test(test_holds_and_lock),
 		cmocka_unit_test(test_devices),

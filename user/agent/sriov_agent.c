@@ -8,29 +8,24 @@
 #include "sriov/sriov.h"
 #include "sriov_agent.h"
 
-void rn_sriov_agent_start(const struct rn_config *c)
+static struct rn_sriov_reconciler reconciler;
+
+/* Provisioning again when its inputs changed (rn_sriov_reconcile): at
+ * start-up, after a config reload, a VF the sweep freed, a driver rebind. */
+static void reconcile(const struct rn_sriov_config *sc, const struct rn_rdma_roots *roots)
 {
-	struct rn_sriov_config sc;
-	struct rn_sriov_report *r;
-	struct rn_rdma_roots roots;
+	struct rn_sriov_report *r = calloc(1, sizeof(*r));
 	struct rn_error e = { 0 };
+	bool first = !reconciler.done, ran;
 	int rc;
 
-	if (rn_sriov_config_get(c, &sc, &e)) {
-		rn_warn("sriov: %s", e.msg);
+	if (!r)
+		return;
+	rc = rn_sriov_reconcile(&reconciler, sc, roots, NULL, r, &ran, &e);
+	if (!ran) {
+		free(r);
 		return;
 	}
-	if (!sc.n) {
-		rn_sriov_config_free(&sc);
-		return;
-	}
-	r = calloc(1, sizeof(*r));
-	if (!r) {
-		rn_sriov_config_free(&sc);
-		return;
-	}
-	rn_rdma_config_roots(c, &roots);
-	rc = rn_sriov_provision(&sc, &roots, NULL, r, &e);
 	for (int i = 0; i < r->n_actions; i++) {
 		if (!strncmp(r->actions[i], "error: ", 7))
 			rn_warn("sriov: %s", r->actions[i] + 7);
@@ -38,13 +33,29 @@ void rn_sriov_agent_start(const struct rn_config *c)
 			rn_info("sriov: %s", r->actions[i]);
 	}
 	rn_sriov_count_guids_fixed((unsigned int)r->guids_fixed);
-	if (!rc && !r->n_actions)
-		rn_info("sriov: %d PF entr%s as configured, nothing to do", sc.n,
-			sc.n == 1 ? "y" : "ies");
+	if (!rc && !r->n_actions && first)
+		rn_info("sriov: %d PF entr%s as configured, nothing to do", sc->n,
+			sc->n == 1 ? "y" : "ies");
 	else if (rc)
 		rn_warn("sriov: provisioning incomplete (%d error%s); rdmanetctl vf shows the VFs",
 			r->n_errors, r->n_errors == 1 ? "" : "s");
 	free(r);
+}
+
+void rn_sriov_agent_start(const struct rn_config *c)
+{
+	struct rn_sriov_config sc;
+	struct rn_rdma_roots roots;
+	struct rn_error e = { 0 };
+
+	if (rn_sriov_config_get(c, &sc, &e)) {
+		rn_warn("sriov: %s", e.msg);
+		return;
+	}
+	if (sc.n) {
+		rn_rdma_config_roots(c, &roots);
+		reconcile(&sc, &roots);
+	}
 	rn_sriov_config_free(&sc);
 }
 
@@ -102,6 +113,7 @@ void rn_sriov_agent_tick(const struct rn_config *c)
 		rn_sriov_sweep(sc.state_dir, &roots, r, &e);
 		log_sweep(r);
 		free(r);
+		reconcile(&sc, &roots);
 	}
 	rn_sriov_config_free(&sc);
 }

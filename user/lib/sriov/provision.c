@@ -39,6 +39,32 @@ static bool vf_held(const struct rn_sriov_config *c, const char *pci)
 	return rn_sriov_hold_read(c->state_dir, pci, &h, NULL) != -ENOENT;
 }
 
+/* Takes a free VF for provisioning: its per-VF lock (nonblocking; *fd, -1
+ * where the lock cannot be had for another reason than a CNI holding it,
+ * say a read-only state dir: then as before, on the hold alone), and no
+ * hold on it once locked. A hold's file is written under that lock, so an
+ * ADD in flight (its lock taken, its hold not yet written) is seen here
+ * and never raced. 0: ours, 1: not free. */
+static int vf_claim(const struct rn_sriov_config *c, const char *pci, int *fd,
+		    struct rn_sriov_report *r, const char *name, int index)
+{
+	int rc = rn_sriov_hold_lock(c->state_dir, pci, true, fd, NULL);
+
+	if (rc == -EWOULDBLOCK) {
+		r->n_busy++;
+		rn_sriov_report_add(r, "%s vf %d (%s): a CNI is attaching or detaching it: left "
+				    "for the next pass", name, index, pci);
+		return 1;
+	}
+	if (vf_held(c, pci)) {
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+		return 1;
+	}
+	return 0;
+}
+
 static long now_ms(void)
 {
 	struct timespec ts;
@@ -106,11 +132,24 @@ static int set_numvfs(const struct rn_sriov_config *c, const struct rn_sriov_pf_
 	char v[16];
 	int rc;
 
-	for (int i = 0; i < pf->n_vfs; i++)
+	for (int i = 0; i < pf->n_vfs; i++) {
+		int fd = -1;
+
 		if (vf_held(c, pf->vfs[i].pci))
 			return rn_fail(e, -EBUSY, "%s: sriov_numvfs is %d, config asks %d, but VF "
 				       "%s is held by a pod: not changed", name, pf->numvfs,
 				       pc->num_vfs, pf->vfs[i].pci);
+		/* a CNI at work on one (its hold maybe not written yet) */
+		if (rn_sriov_hold_lock(c->state_dir, pf->vfs[i].pci, true, &fd, NULL) ==
+		    -EWOULDBLOCK) {
+			r->n_busy++;
+			return rn_fail(e, -EBUSY, "%s: sriov_numvfs is %d, config asks %d, but VF "
+				       "%s is being attached by a CNI: not changed", name,
+				       pf->numvfs, pc->num_vfs, pf->vfs[i].pci);
+		}
+		if (fd >= 0)
+			close(fd);
+	}
 	if (pf->numvfs > 0) {
 		rc = rn_sysfs_write("0", "%s/bus/pci/devices/%s/sriov_numvfs", roots->sys, pf->pci);
 		if (rc)
@@ -230,9 +269,9 @@ static int provision_pf(const struct rn_sriov_config *c, const struct rn_sriov_p
 	for (int i = 0; pf && i < pf->n_vfs; i++) {
 		const struct rn_sriov_vf *vf = &pf->vfs[i];
 		struct rn_error ve = { 0 };
-		int vrc = 0;
+		int vrc = 0, fd = -1;
 
-		if (vf_held(c, vf->pci))
+		if (vf_claim(c, vf->pci, &fd, r, name, vf->index))
 			continue;
 		if (vf->driver[0] && !vf->netdev[0])
 			rn_sriov_report_add(r, "%s vf %d (%s): no netdev in this netns and no pod "
@@ -254,6 +293,8 @@ static int provision_pf(const struct rn_sriov_config *c, const struct rn_sriov_p
 			else
 				r->guids_zero++;
 		}
+		if (fd >= 0)
+			close(fd);
 		if (vrc) {
 			r->n_errors++;
 			rn_sriov_report_add(r, "error: %s", ve.msg);

@@ -241,6 +241,7 @@ struct rn_sriov_report {
 	int guids_zero;			/* still zero after provisioning */
 	int n_kept;			/* sweep: holds kept, the VF not provably out of
 					 * its pod ("kept: ..." actions) */
+	int n_busy;			/* provisioning: VFs a CNI had locked, left alone */
 };
 
 void rn_sriov_report_add(struct rn_sriov_report *r, const char *fmt, ...)
@@ -252,6 +253,20 @@ void rn_sriov_report_add(struct rn_sriov_report *r, const char *fmt, ...)
 int rn_sriov_provision(const struct rn_sriov_config *c, const struct rn_rdma_roots *roots,
 		       const struct rn_sriov_ops *ops, struct rn_sriov_report *r,
 		       struct rn_error *e);
+/* Reconciling continuously: provisioning runs again whenever what it
+ * depends on changed since its last pass (the config's "sriov" section,
+ * the PFs and VFs: sriov_numvfs, drivers, netdevs and RDMA devices coming
+ * and going, GUIDs, MTUs, holds), or when that pass left a VF a CNI had
+ * locked. The first call always runs. *ran says whether it did (r is
+ * then its report); the return is provisioning's. */
+struct rn_sriov_reconciler {
+	bool done;
+	bool retry;			/* the last pass skipped a locked VF */
+	uint64_t done_fp;		/* what the last pass left */
+};
+int rn_sriov_reconcile(struct rn_sriov_reconciler *st, const struct rn_sriov_config *c,
+		       const struct rn_rdma_roots *roots, const struct rn_sriov_ops *ops,
+		       struct rn_sriov_report *r, bool *ran, struct rn_error *e);
 /* The admin MAC the agent gives VF vf of pf to fill a zero GUID:
  * locally administered, 02:<PF MAC bytes 2..5>:<vf+1>. */
 void rn_sriov_vf_mac(const struct rn_sriov_pf *pf, int vf, uint8_t mac[6]);
