@@ -108,6 +108,9 @@ struct fake {
 	bool has_mac[16];
 	char last_pf[RN_IFNAMSIZ];
 	bool fail_rebind;
+	uint64_t guid[16];		/* node GUIDs set through the PF (InfiniBand) */
+	bool has_guid[16];
+	bool guid_not_taken;		/* the VF comes back with another GUID */
 };
 
 static int vf_index_of_pci(const char *pci)
@@ -138,8 +141,12 @@ static int fake_guids(void *ctx, const char *pf, int vf, uint64_t node, uint64_t
 {
 	struct fake *f = ctx;
 
-	(void)pf; (void)vf; (void)node; (void)port; (void)e;
+	(void)pf; (void)port; (void)e;
 	f->guid_sets++;
+	if (vf >= 0 && vf < 16) {
+		f->guid[vf] = node;
+		f->has_guid[vf] = true;
+	}
 	return 0;
 }
 
@@ -155,6 +162,15 @@ static int fake_rebind(void *ctx, const struct rn_rdma_roots *roots, const char 
 	f->rebinds++;
 	if (f->fail_rebind)
 		return rn_fail(e, -EIO, "VF %s: bind to %s: Input/output error", pci, driver);
+	if (f->has_guid[vf]) {	/* InfiniBand: the driver probes with the GUID set */
+		uint64_t g = f->guid[vf] ^ (f->guid_not_taken ? 1 : 0);
+
+		snprintf(guid, sizeof(guid), "%04x:%04x:%04x:%04x", (unsigned int)(g >> 48) & 0xffff,
+			 (unsigned int)(g >> 32) & 0xffff, (unsigned int)(g >> 16) & 0xffff,
+			 (unsigned int)g & 0xffff);
+		return rn_sysfs_write(guid, "%s/bus/pci/devices/%s/infiniband/mlx5_%d/node_guid",
+				      roots->sys, pci, vf + 2);
+	}
 	if (!f->has_mac[vf])
 		return 0;	/* no admin MAC: the GUID stays zero */
 	snprintf(guid, sizeof(guid), "%02x%02x:%02xff:fe%02x:%02x%02x", m[0], m[1], m[2], m[3],
@@ -589,30 +605,65 @@ static void test_provision_rebind_failure_reported(void **state)
 }
 
 /* An InfiniBand VF: node/port GUIDs through the PF, no rebind. */
-static void test_provision_ib_guids(void **state)
+/* issue 20 item 4: an InfiniBand VF's GUID comes from the PF's port GUID
+ * (its IPoIB address's last 8 bytes, else its RDMA device's node GUID), not
+ * from the IPoIB address's first bytes (QPN flags and fe:80, alike on
+ * every node), and it is read back after the driver rebind */
+static void ib_vf3(struct tree *t, const char *pf_address, const char *pf_node_guid, bool taken,
+		   char *report_line, size_t size)
 {
-	struct tree t;
-	struct fake f = { .t = &t };
+	struct fake f = { .t = t, .guid_not_taken = !taken };
 	struct rn_sriov_ops ops = fake_ops(&f);
 	struct rn_sriov_config c;
 	struct rn_sriov_report r;
 	struct rn_error e = { 0 };
 
+	assert_int_equal(rn_sysfs_write("InfiniBand", "%s/class/infiniband/mlx5_5/ports/1/link_layer",
+					t->roots.sys), 0);
+	assert_int_equal(rn_sysfs_write("0000:0000:0000:0000", "%s/class/infiniband/mlx5_5/node_guid",
+					t->roots.sys), 0);
+	assert_int_equal(rn_sysfs_write(pf_address, "%s/class/net/ens1f0np0/address", t->roots.sys), 0);
+	assert_int_equal(rn_sysfs_write(pf_node_guid, "%s/class/infiniband/mlx5_0/node_guid",
+					t->roots.sys), 0);
+	parse_cfg("[{\"pf\": \"ens1f0np0\", \"numVfs\": 12, \"isRdma\": true}]", &c, t->state);
+	rn_sriov_provision(&c, &t->roots, &ops, &r, &e);
+	print_report(&r);
+	assert_int_equal(f.guid_sets, 1);		/* VF 3, InfiniBand */
+	report_line[0] = '\0';
+	for (int i = 0; i < r.n_actions; i++)
+		if (strstr(r.actions[i], "vf 3 (0000:3b:00.5)"))
+			snprintf(report_line, size, "%s", r.actions[i]);
+	rn_sriov_config_free(&c);
+}
+
+static void test_provision_ib_guids(void **state)
+{
+	/* two nodes' IPoIB addresses: the same first 6 bytes, their own ports */
+	const char *node_a = "00:00:10:87:fe:80:00:00:00:00:00:00:98:03:9b:03:00:a1:b2:c3";
+	const char *node_b = "00:00:10:87:fe:80:00:00:00:00:00:00:98:03:9b:03:00:a1:b2:d4";
+	struct tree t;
+	char a[320], b[320];
+
 	(void)state;
 	tree_copy(&t);
 	hold_vf(t.state, "0000:3b:00.7", "rdma-pod");
-	assert_int_equal(rn_sysfs_write("InfiniBand", "%s/class/infiniband/mlx5_5/ports/1/link_layer",
-					t.roots.sys), 0);
-	parse_cfg("[{\"pf\": \"ens1f0np0\", \"numVfs\": 12, \"isRdma\": true}]", &c, t.state);
-	if (rn_sriov_provision(&c, &t.roots, &ops, &r, &e))
-		fail_msg("%s", e.msg);
-	print_report(&r);
-	assert_int_equal(f.guid_sets, 1);		/* VF 3, InfiniBand */
-	assert_int_equal(f.rebinds, 1);			/* VF 7, Ethernet */
-	assert_true(report_has(&r, "vf 3 (0000:3b:00.5): node_guid/port_guid 029a:78ff:fe6f:a204 "
-			       "through the PF"));
-	assert_int_equal(r.guids_fixed, 2);
-	rn_sriov_config_free(&c);
+	ib_vf3(&t, node_a, "ec0d:9a03:0078:6fa2", true, a, sizeof(a));
+	ib_vf3(&t, node_b, "ec0d:9a03:0078:6fa2", true, b, sizeof(b));
+	/* the port GUID 9803:9b03:00a1:b2c3, local bit flipped, byte 3 = vf+1 */
+	assert_string_equal(a, "ens1f0np0 vf 3 (0000:3b:00.5): node_guid/port_guid "
+			    "9a03:9b04:00a1:b2c3 through the PF, mlx5_core rebound");
+	assert_string_equal(b, "ens1f0np0 vf 3 (0000:3b:00.5): node_guid/port_guid "
+			    "9a03:9b04:00a1:b2d4 through the PF, mlx5_core rebound");
+	/* no IPoIB address: the PF RDMA device's node GUID identifies the port */
+	ib_vf3(&t, "ec:0d:9a:78:6f:a2", "ec0d:9a03:0078:6fa2", true, a, sizeof(a));
+	ib_vf3(&t, "ec:0d:9a:78:6f:a2", "ec0d:9a03:0078:6fb6", true, b, sizeof(b));
+	assert_non_null(strstr(a, "node_guid/port_guid ee0d:9a04:0078:6fa2"));
+	assert_non_null(strstr(b, "node_guid/port_guid ee0d:9a04:0078:6fb6"));
+	/* read back: a VF that comes back with another GUID is an error */
+	ib_vf3(&t, node_a, "ec0d:9a03:0078:6fa2", false, a, sizeof(a));
+	assert_string_equal(a, "error: ens1f0np0 vf 3 (0000:3b:00.5): node GUID 9a03:9b04:00a1:b2c3 "
+			    "set through the PF, the VF reports 9a03:9b04:00a1:b2c2 after a driver "
+			    "rebind");
 	tree_free(&t);
 }
 

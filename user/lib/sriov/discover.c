@@ -76,6 +76,33 @@ static int parse_mac(const char *s, uint8_t mac[6])
 	return 0;
 }
 
+/* "ec0d:9a03:0078:6fa2" as a number; 0 if it is not one. */
+static uint64_t guid_value(const char *s)
+{
+	unsigned int w[4];
+
+	if (sscanf(s, "%4x:%4x:%4x:%4x", &w[0], &w[1], &w[2], &w[3]) != 4)
+		return 0;
+	return (uint64_t)w[0] << 48 | (uint64_t)w[1] << 32 | (uint64_t)w[2] << 16 | w[3];
+}
+
+/* The port GUID in a 20-byte IPoIB hardware address (4 bytes of QPN and
+ * flags, then the port GID: the fe80:: subnet prefix and the port GUID);
+ * 0 for any other address. */
+static uint64_t ipoib_port_guid(const char *s)
+{
+	unsigned int b[20];
+	uint64_t g = 0;
+
+	if (sscanf(s, "%x:%x:%x:%x:%x:%x:%x:%x:%x:%x:%x:%x:%x:%x:%x:%x:%x:%x:%x:%x", &b[0], &b[1],
+		   &b[2], &b[3], &b[4], &b[5], &b[6], &b[7], &b[8], &b[9], &b[10], &b[11], &b[12],
+		   &b[13], &b[14], &b[15], &b[16], &b[17], &b[18], &b[19]) != 20)
+		return 0;
+	for (int i = 12; i < 20; i++)
+		g = g << 8 | (b[i] & 0xff);
+	return g;
+}
+
 /* A soft RDMA device (rxe) whose parent netdev is ifname: what a VF
  * without an RDMA function of its own can carry (the VM testbed's igb VFs). */
 static void soft_rdma_on(const char *sys, const char *ifname, char *out, size_t size)
@@ -143,11 +170,16 @@ static int read_pf(const char *sys, struct rn_sriov_pf *pf, struct rn_error *e)
 	if (pf->ifname[0]) {
 		if (!rn_sysfs_read_long(&v, "%s/class/net/%s/ifindex", sys, pf->ifname))
 			pf->ifindex = (int)v;
-		if (!rn_sysfs_read(buf, sizeof(buf), "%s/class/net/%s/address", sys, pf->ifname))
+		if (!rn_sysfs_read(buf, sizeof(buf), "%s/class/net/%s/address", sys, pf->ifname)) {
 			parse_mac(buf, pf->mac);
+			pf->port_guid = ipoib_port_guid(buf);
+		}
 		if (!rn_sysfs_read(buf, sizeof(buf), "%s/class/net/%s/operstate", sys, pf->ifname))
 			pf->up = !strcmp(buf, "up");
 	}
+	if (!pf->port_guid && pf->rdma_dev[0] &&
+	    !rn_sysfs_read(buf, sizeof(buf), "%s/class/infiniband/%s/node_guid", sys, pf->rdma_dev))
+		pf->port_guid = guid_value(buf);
 	pf->numvfs = pf->totalvfs = -1;
 	if (!rn_sysfs_read_long(&v, "%s/bus/pci/devices/%s/sriov_numvfs", sys, pf->pci))
 		pf->numvfs = (int)v;

@@ -173,12 +173,51 @@ static void fmt_guid(uint64_t g, char *buf, size_t size)
 		 (unsigned int)g & 0xffff);
 }
 
-/* The GUID mlx5 derives from a MAC (EUI-64: ff:fe in the middle). */
-static uint64_t guid_of_mac(const uint8_t m[6])
+int rn_sriov_vf_ib_guid(const struct rn_sriov_pf *pf, int vf, uint64_t *guid)
 {
-	return ((uint64_t)m[0] << 56) | ((uint64_t)m[1] << 48) | ((uint64_t)m[2] << 40) |
-	       (0xffULL << 32) | (0xfeULL << 24) | ((uint64_t)m[3] << 16) |
-	       ((uint64_t)m[4] << 8) | m[5];
+	uint64_t g = pf->port_guid;
+
+	if (!g)
+		return -ENODATA;
+	g ^= 0x02ULL << 56;				/* locally administered */
+	g = (g & ~(0xffULL << 32)) | ((uint64_t)(vf + 1) & 0xff) << 32;
+	*guid = g;
+	return 0;
+}
+
+/* After a driver rebind: the VF's RDMA device back with a non-zero node
+ * GUID (want "": any; else exactly that one). now gets what it has. */
+static int wait_guid(const struct rn_sriov_config *c, const struct rn_rdma_roots *roots,
+		     const struct rn_sriov_vf *vf, const char *want, const char *name,
+		     char now[RN_GUID_STRLEN], struct rn_error *e)
+{
+	long deadline = now_ms() + c->wait_ms;
+
+	for (;;) {
+		char dev[RN_RDMA_NAME_LEN] = "";
+		struct rn_sriov_host h;
+		const struct rn_sriov_vf *nvf;
+
+		now[0] = '\0';
+		if (!rn_sriov_discover(&h, roots, false, NULL)) {
+			nvf = rn_sriov_find_vf(&h, vf->pci, NULL);
+			if (nvf) {
+				snprintf(now, RN_GUID_STRLEN, "%s", nvf->node_guid);
+				snprintf(dev, sizeof(dev), "%s", nvf->rdma_dev);
+			}
+			rn_sriov_host_free(&h);
+		}
+		if (dev[0] && now[0] && !rn_rdma_guid_is_zero(now) && (!want[0] || !strcmp(now, want)))
+			return 0;
+		if (now_ms() >= deadline)
+			break;
+		usleep(100 * 1000);
+	}
+	if (want[0] && now[0] && !rn_rdma_guid_is_zero(now))
+		return rn_fail(e, -EIO, "%s vf %d (%s): node GUID %s set through the PF, the VF "
+			       "reports %s after a driver rebind", name, vf->index, vf->pci, want, now);
+	return rn_fail(e, -ETIMEDOUT, "%s vf %d (%s): node GUID still zero after %s and driver "
+		       "rebind", name, vf->index, vf->pci, want[0] ? "setting it" : "admin MAC");
 }
 
 static int fix_guid(const struct rn_sriov_config *c, const struct rn_sriov_pf *pf,
@@ -188,21 +227,29 @@ static int fix_guid(const struct rn_sriov_config *c, const struct rn_sriov_pf *p
 {
 	struct rn_vf_settings s = { .has_mac = true };
 	char guid[RN_GUID_STRLEN], now[RN_GUID_STRLEN] = "";
-	long deadline;
 	int rc;
 
-	rn_sriov_vf_mac(pf, vf->index, s.mac);
 	if (!strcmp(vf->link_layer, "InfiniBand")) {
-		uint64_t node = guid_of_mac(s.mac);
+		uint64_t node;
 
+		/* from the port's own GUID: unique per port and VF on every node */
+		if (rn_sriov_vf_ib_guid(pf, vf->index, &node))
+			return rn_fail(e, -ENODATA, "%s vf %d (%s): the PF's port GUID is unknown "
+				       "(no IPoIB address, no RDMA device): no GUID derived", name,
+				       vf->index, vf->pci);
+		fmt_guid(node, guid, sizeof(guid));
 		rc = ops->vf_set_guids(ops->ctx, pf->ifname, vf->index, node, node, e);
+		if (!rc)	/* the VF driver reads them when it probes */
+			rc = ops->vf_rebind(ops->ctx, roots, vf->pci, vf->driver, e);
+		if (!rc)
+			rc = wait_guid(c, roots, vf, guid, name, now, e);
 		if (rc)
 			return rc;
-		fmt_guid(node, guid, sizeof(guid));
-		rn_sriov_report_add(r, "%s vf %d (%s): node_guid/port_guid %s through the PF", name,
-				    vf->index, vf->pci, guid);
+		rn_sriov_report_add(r, "%s vf %d (%s): node_guid/port_guid %s through the PF, %s "
+				    "rebound", name, vf->index, vf->pci, guid, vf->driver);
 		return 0;
 	}
+	rn_sriov_vf_mac(pf, vf->index, s.mac);
 	rc = ops->vf_apply(ops->ctx, pf->ifname, vf->index, &s, e);
 	if (rc)
 		return rc;
@@ -210,27 +257,9 @@ static int fix_guid(const struct rn_sriov_config *c, const struct rn_sriov_pf *p
 	if (rc)
 		return rc;
 	/* the driver comes back with a new RDMA device: wait for its GUID */
-	deadline = now_ms() + c->wait_ms;
-	for (;;) {
-		char dev[RN_RDMA_NAME_LEN] = "";
-		struct rn_sriov_host h;
-		const struct rn_sriov_vf *nvf;
-
-		if (!rn_sriov_discover(&h, roots, false, NULL)) {
-			nvf = rn_sriov_find_vf(&h, vf->pci, NULL);
-			if (nvf) {
-				snprintf(now, sizeof(now), "%s", nvf->node_guid);
-				snprintf(dev, sizeof(dev), "%s", nvf->rdma_dev);
-			}
-			rn_sriov_host_free(&h);
-		}
-		if (dev[0] && now[0] && !rn_rdma_guid_is_zero(now))
-			break;
-		if (now_ms() >= deadline)
-			return rn_fail(e, -ETIMEDOUT, "%s vf %d (%s): node GUID still zero after "
-				       "admin MAC and driver rebind", name, vf->index, vf->pci);
-		usleep(100 * 1000);
-	}
+	rc = wait_guid(c, roots, vf, "", name, now, e);
+	if (rc)
+		return rc;
 	rn_sriov_report_add(r, "%s vf %d (%s): admin MAC %02x:%02x:%02x:%02x:%02x:%02x, %s "
 			    "rebound, node GUID %s", name, vf->index, vf->pci, s.mac[0], s.mac[1],
 			    s.mac[2], s.mac[3], s.mac[4], s.mac[5], vf->driver, now);

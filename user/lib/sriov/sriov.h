@@ -21,7 +21,8 @@
  *               whose node GUID is zero is fixed: Ethernet ports get an
  *               admin MAC through the PF and a driver rebind (mlx5 derives
  *               the GUID from the MAC), InfiniBand ports node/port GUIDs
- *               through the PF. Every action is reported.
+ *               (from the PF's port GUID) through the PF and a rebind;
+ *               either is read back. Every action is reported.
  *  holds        a VF taken by a pod: one file per VF PCI address under
  *               <state_dir>/sriov/, flock'd while a CNI works on the VF (the
  *               per-VF lock), holding the pod's identity and the VF's
@@ -121,7 +122,12 @@ struct rn_sriov_pf {
 	char driver[32];
 	char ifname[RN_IFNAMSIZ];	/* "" : no netdev here */
 	int ifindex;
-	uint8_t mac[6];
+	uint8_t mac[6];			/* Ethernet; of a 20-byte IPoIB address only its
+					 * first 6 bytes (QPN flags and fe:80: alike
+					 * on every node) */
+	uint64_t port_guid;		/* what identifies the port: bytes 12-19 of an
+					 * IPoIB address, else the PF RDMA device's node
+					 * GUID; 0 unknown */
 	bool up;			/* operstate up */
 	char rdma_dev[RN_RDMA_NAME_LEN];
 	int numvfs, totalvfs;
@@ -270,6 +276,12 @@ int rn_sriov_reconcile(struct rn_sriov_reconciler *st, const struct rn_sriov_con
 /* The admin MAC the agent gives VF vf of pf to fill a zero GUID:
  * locally administered, 02:<PF MAC bytes 2..5>:<vf+1>. */
 void rn_sriov_vf_mac(const struct rn_sriov_pf *pf, int vf, uint8_t mac[6]);
+/* The node/port GUID the agent gives InfiniBand VF vf of pf: the PF's
+ * port GUID with the locally administered bit flipped and byte 3 (a
+ * constant 0x03 in ConnectX GUIDs) replaced by vf+1, so unique per port
+ * and VF, and never a globally administered GUID. -ENODATA: pf's port
+ * GUID is unknown. */
+int rn_sriov_vf_ib_guid(const struct rn_sriov_pf *pf, int vf, uint64_t *guid);
 /* Whether provisioning will fix this VF's zero GUID (a config entry with
  * isRdma manages its PF). why gets one line either way. */
 bool rn_sriov_will_fix_guid(const struct rn_sriov_config *c, const struct rn_sriov_host *h,
