@@ -15,7 +15,7 @@
 #define RN_ND_NA 136
 #define RN_ND_OPT_SLLA 1
 #define RN_ND_OPT_TLLA 2
-/* options walked in one NDP message before giving up (they pass) */
+/* options walked in one NDP message before giving up (rn_ndp_check) */
 #define RN_ND_MAX_OPTS 3
 
 static __always_inline int rn_mac_is_pod(const struct rn_pod *pod, const __u8 *mac)
@@ -55,32 +55,43 @@ static __always_inline int rn_arp_owned(const struct rn_pod *pod, const struct r
 	return 0;
 }
 
+/* What rn_ndp_check finds in an NDP message. */
+enum rn_nd_verdict {
+	RN_ND_OK = 0,
+	RN_ND_CLAIM,		/* claims an address or a MAC the pod does not hold */
+	RN_ND_UNFINISHED,	/* options beyond those walked, or not in the linear data */
+};
+
 /* IPv6 neighbour discovery a pod sends: a neighbour advertisement's target
  * must be one of the pod's IPv6 addresses or link-local (the kernel answers
  * for its own link-local address, which is not registered); source and
  * target link-layer options of RS, NS and NA must name the pod's MAC. NS
- * targets are questions, not claims; DAD (an NS from ::, no option) passes. */
-static __always_inline int rn_ndp_owned(const struct rn_pod *pod, const struct rn_pkt *p,
+ * targets are questions, not claims; DAD (an NS from ::, no option) passes.
+ * The master's programs pass what is unfinished (rn_ndp_owned); the per-pod
+ * program, which must not let through what it could not read, drops it. */
+static __always_inline int rn_ndp_check(const struct rn_pod *pod, const struct rn_pkt *p,
 					void *data_end)
 {
 	__u8 *icmp = p->icmp6, *opt;
 	__u32 off, hdr;
 
-	if (!icmp || (void *)(icmp + 8) > data_end)
-		return 1;
+	if (!icmp)
+		return RN_ND_OK;
+	if ((void *)(icmp + 8) > data_end)
+		return RN_ND_UNFINISHED;
 	if (icmp[0] == RN_ND_RS) {
 		hdr = 8;
 	} else if (icmp[0] == RN_ND_NS || icmp[0] == RN_ND_NA) {
 		hdr = 24;
 	} else {
-		return 1;
+		return RN_ND_OK;
 	}
 	if (icmp[0] == RN_ND_NA) {
 		__u32 t[4];
 		int ok = 0;
 
 		if ((void *)(icmp + 24) > data_end)
-			return 1;
+			return RN_ND_UNFINISHED;
 		__builtin_memcpy(t, icmp + 8, 16);
 		if ((t[0] & bpf_htonl(0xffc00000)) == bpf_htonl(0xfe800000))
 			ok = 1;
@@ -93,22 +104,35 @@ static __always_inline int rn_ndp_owned(const struct rn_pod *pod, const struct r
 				ok = 1;
 		}
 		if (!ok)
-			return 0;
+			return RN_ND_CLAIM;
 	}
 	off = hdr;
 #pragma unroll
 	for (int i = 0; i < RN_ND_MAX_OPTS; i++) {
-		if (off + 8 > p->l4_len || off > 64)
-			break;
+		if (off + 8 > p->l4_len)
+			return RN_ND_OK;
+		if (off > 64)
+			return RN_ND_UNFINISHED;
 		opt = icmp + off;
-		if ((void *)(opt + 8) > data_end || opt[1] == 0)
-			break;
+		if ((void *)(opt + 8) > data_end)
+			return RN_ND_UNFINISHED;
+		/* a zero-length option makes the receiver discard the message */
+		if (opt[1] == 0)
+			return RN_ND_OK;
 		if ((opt[0] == RN_ND_OPT_SLLA || opt[0] == RN_ND_OPT_TLLA) && opt[1] == 1 &&
 		    !rn_mac_is_pod(pod, opt + 2))
-			return 0;
+			return RN_ND_CLAIM;
 		off += opt[1] * 8;
 	}
-	return 1;
+	return off + 8 > p->l4_len ? RN_ND_OK : RN_ND_UNFINISHED;
+}
+
+/* 1 if the packet claims nothing the pod does not hold (what the master's
+ * programs cannot finish passes). */
+static __always_inline int rn_ndp_owned(const struct rn_pod *pod, const struct rn_pkt *p,
+					void *data_end)
+{
+	return rn_ndp_check(pod, p, data_end) != RN_ND_CLAIM;
 }
 
 #endif

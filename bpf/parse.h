@@ -42,11 +42,15 @@ struct rn_pkt {
 	__u32 l3_off;		/* L2 header bytes */
 	__u8 family;		/* 0, 4 or 6 */
 	__u8 tos;		/* IPv4 TOS / IPv6 traffic class */
+	/* the protocol after the IP header and the extension headers walked
+	 * (an IPv6 extension header: more than were walked); 0xff if no L4 */
+	__u8 l4_proto;
 };
 
 static __always_inline int rn_parse_l4(struct rn_pkt *p, void *l4, void *data_end,
 				       __u8 proto, __u32 l4_len, void *data)
 {
+	p->l4_proto = proto;
 	if (proto == RN_IPPROTO_TCP) {
 		struct tcphdr *th = l4;
 		__u32 doff;
@@ -191,6 +195,7 @@ static __always_inline int rn_parse(struct rn_pkt *p, void *data, void *data_end
 	p->l4_len = 0;
 	p->family = 0;
 	p->tos = 0;
+	p->l4_proto = 0xff;
 	if ((void *)(eth + 1) > data_end)
 		return -RN_MALFORMED_ETH;
 	p->dst_mac = eth->h_dest;

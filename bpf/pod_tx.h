@@ -88,7 +88,9 @@ static __always_inline int rn_pod_tx(struct rn_pkt *p, void *data_end, int cls,
 	barrier_var(cls);
 	if (!pc || !pod || cls < 0 || cls >= RN_CLASS_MAX)
 		return RN_TC_ACT_OK;
+	/* a guarded pod's own program counted its violations already */
 	if (m->policy != RN_POLICY_OFF &&
+	    (m->policy == RN_POLICY_ENFORCE || !(pod->flags & RN_POD_F_GUARDED)) &&
 	    ((!rn_source_owned(pod, p, data_end) && !rn_source_unowned_ok(p, data_end)) ||
 	     !rn_arp_owned(pod, p, data_end) || !rn_ndp_owned(pod, p, data_end))) {
 		pc->violations[RN_VIOLATION_SPOOFED_SOURCE] += segs;

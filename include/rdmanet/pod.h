@@ -27,6 +27,10 @@ struct rn_pod_ip_key {
 
 /* flags */
 #define RN_POD_F_IP_KEYED (1u << 0) /* found by IP, not MAC (ipvlan) */
+/* its own interface carries the per-pod program (pod_guard.h), which counts
+ * its violations: the master's programs count none of them again in
+ * monitor, and in enforce drop what got past it (a second line) */
+#define RN_POD_F_GUARDED  (1u << 1)
 
 struct rn_pod {
 	__u8 mac[6];

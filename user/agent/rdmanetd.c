@@ -120,6 +120,7 @@ static int uninstall(const struct rn_config *c)
 	} else {
 		rn_warn("%s", e.msg);
 	}
+	rn_pod_prog_uninstall(c->bpf.pin_dir);
 	if (rn_maps_unpin(c->bpf.pin_dir, &e))
 		rn_err("%s", e.msg);
 	rn_pin_path(path, sizeof(path), c->bpf.pin_dir, RN_PIN_LINKS);
@@ -271,6 +272,11 @@ static int run(struct rn_config *c, struct rn_config_watch *w, const char *publi
 		rn_pin_unlock(lock);
 		return 1;
 	}
+	/* the per-pod program the CNI plugin attaches; pods attached by
+	 * another build move to this one's */
+	if (rn_pod_prog_install(c->bpf.pin_dir, m.max_pods, &e) < 0)
+		rn_warn("%s: new pods get no per-pod program (the master's programs police "
+			"alone)", e.msg);
 	n = rn_masters_reconcile_counted(c, &m, &health.masters_wanted);
 	health.masters_attached = n;
 	if (n == 0)

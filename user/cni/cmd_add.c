@@ -432,6 +432,33 @@ static int do_register(struct add *a)
 	return 0;
 }
 
+/* The master's tc_mode (auto for a discovered master). */
+static enum rn_tc_mode master_tc_mode(const struct add *a)
+{
+	for (int i = 0; i < a->cfg.n_masters; i++)
+		if (!strcmp(a->cfg.masters[i].ifname, a->master.ifname))
+			return a->cfg.masters[i].tc_mode;
+	return RN_TC_MODE_AUTO;
+}
+
+/* The per-pod program on the pod's own interface: the source policy where
+ * the pod cannot walk around it (forged MACs, frames macvlan or ipvlan
+ * hand to siblings without passing the master). */
+static int guard(struct add *a)
+{
+	struct cni_req *r = a->r;
+	struct rn_error e = { 0 };
+	int rc = cni_dp_guard(a->cfg.bpf.pin_dir, &a->ns, a->pod, r->env.container_id,
+			      r->env.ifname, a->att.ifindex, master_tc_mode(a), &e);
+
+	if (rc < 0)
+		return cni_fail_rn(&r->err, RN_CNI_ERR_DATAPATH, &e, "per-pod program");
+	if (rc == 1)
+		rn_warn("%s/%s: no per-pod program: %s (the master's programs police alone)",
+			r->env.container_id, r->env.ifname, e.msg);
+	return 0;
+}
+
 static void rollback(struct add *a)
 {
 	struct cni_req *r = a->r;
@@ -531,6 +558,9 @@ int cni_cmd_add(struct cni_req *r, json_t **result)
 	if (do_register(&a))
 		goto fail;
 	cni_fault_point("registered");
+	if (guard(&a))
+		goto fail;
+	cni_fault_point("guarded");
 	/* the runtime may have deleted the netns meanwhile: our fd kept it alive,
 	 * but nobody can reach what we built there */
 	if (!cni_netns_still_there(&a.ns)) {

@@ -7,6 +7,8 @@
 
 #include "datapath.h"
 #include "datapath/datapath.h"
+#include "datapath/pod_prog.h"
+#include "netns.h"
 
 bool cni_dp_present(const char *pin_dir)
 {
@@ -39,11 +41,52 @@ int cni_dp_master_attached(const char *pin_dir, const char *master)
 	return rc;
 }
 
+/* The registered slot of (container id, ifname), -ENOENT, or an error. */
+static int slot_of(const char *pin_dir, const char *container_id, const char *ifname,
+		   struct rn_error *e)
+{
+	struct rn_maps m;
+	int slot;
+
+	if (rn_maps_open(&m, pin_dir, e))
+		return e->code;
+	slot = rn_registry_find(&m, container_id, ifname);
+	rn_maps_close(&m);
+	return slot;
+}
+
+int cni_dp_guard(const char *pin_dir, const struct cni_netns *ns, struct nl_sock *pod,
+		 const char *container_id, const char *ifname, int ifindex,
+		 enum rn_tc_mode mode, struct rn_error *e)
+{
+	enum rn_pod_attach how;
+	int slot, rc;
+
+	if (!cni_dp_present(pin_dir))
+		return rn_fail(e, 1, "rdmanetd's maps are not pinned at %s", pin_dir);
+	slot = slot_of(pin_dir, container_id, ifname, e);
+	if (slot == -ENOENT)
+		return rn_fail(e, 1, "not registered");
+	if (slot < 0)
+		return slot;
+	/* the tcx attach names the interface by its ifindex in the pod's netns */
+	if (cni_netns_enter(ns, e))
+		return e->code;
+	rc = rn_pod_prog_attach(pin_dir, pod, ifindex, (__u32)slot, mode, &how, e);
+	cni_netns_leave(ns);
+	return rc;
+}
+
 int cni_dp_unregister(const char *pin_dir, const char *container_id, const char *ifname,
 		      struct rn_error *e)
 {
+	int slot;
+
 	if (!cni_dp_present(pin_dir))
 		return 0;
+	slot = slot_of(pin_dir, container_id, ifname, e);
+	if (slot >= 0 && rn_pod_prog_detach(pin_dir, (__u32)slot, e))
+		return e->code;
 	return rn_registry_del(pin_dir, container_id, ifname, NULL, e);
 }
 

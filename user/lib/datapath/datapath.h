@@ -2,6 +2,7 @@
 /* The userspace side of the data path, as the agent, the CLI and the CNI
  * plugin see it: attaching the programs to a master (attach.h), the pinned
  * maps (maps.h, map_sizes_user.h, pin.h), pod registration (registry.h),
+ * the per-pod program (pod_prog.h),
  * counters and their JSON (stats.h), Prometheus export (metrics_datapath.h,
  * export.h). Include this header, not the ones it names. */
 #ifndef RDMANET_DATAPATH_H
@@ -13,6 +14,7 @@
 #include "maps.h"
 #include "metrics_datapath.h"
 #include "pin.h"
+#include "pod_prog.h"
 #include "registry.h"
 #include "stats.h"
 

@@ -10,7 +10,7 @@
 
 #define POSSIBLE_CPUS "/sys/devices/system/cpu/possible"
 
-static int sys_bpf(enum bpf_cmd cmd, union bpf_attr *attr)
+int rn_sys_bpf(enum bpf_cmd cmd, union bpf_attr *attr)
 {
 	/* the whole union, zeroed past what is set: a kernel that knows fewer
 	 * fields accepts a tail of zeros */
@@ -19,18 +19,13 @@ static int sys_bpf(enum bpf_cmd cmd, union bpf_attr *attr)
 	return rc < 0 ? -errno : (int)rc;
 }
 
-static __u64 ptr(const void *p)
-{
-	return (__u64)(unsigned long)p;
-}
-
 int rn_bpf_obj_get(const char *path)
 {
 	union bpf_attr a;
 
 	memset(&a, 0, sizeof(a));
-	a.pathname = ptr(path);
-	return sys_bpf(BPF_OBJ_GET, &a);
+	a.pathname = rn_bpf_ptr(path);
+	return rn_sys_bpf(BPF_OBJ_GET, &a);
 }
 
 int rn_bpf_map_info(int fd, struct bpf_map_info *info)
@@ -42,8 +37,8 @@ int rn_bpf_map_info(int fd, struct bpf_map_info *info)
 	memset(&a, 0, sizeof(a));
 	a.info.bpf_fd = fd;
 	a.info.info_len = sizeof(*info);
-	a.info.info = ptr(info);
-	rc = sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a);
+	a.info.info = rn_bpf_ptr(info);
+	rc = rn_sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a);
 	return rc < 0 ? rc : 0;
 }
 
@@ -54,10 +49,10 @@ static int map_elem(enum bpf_cmd cmd, int fd, const void *key, const void *value
 
 	memset(&a, 0, sizeof(a));
 	a.map_fd = fd;
-	a.key = ptr(key);
-	a.value = ptr(value);
+	a.key = rn_bpf_ptr(key);
+	a.value = rn_bpf_ptr(value);
 	a.flags = flags;
-	rc = sys_bpf(cmd, &a);
+	rc = rn_sys_bpf(cmd, &a);
 	return rc < 0 ? rc : 0;
 }
 
@@ -76,6 +71,19 @@ int rn_bpf_map_delete(int fd, const void *key)
 	return map_elem(BPF_MAP_DELETE_ELEM, fd, key, NULL, 0);
 }
 
+int rn_bpf_map_next_key(int fd, const void *key, void *next)
+{
+	union bpf_attr a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.map_fd = fd;
+	a.key = rn_bpf_ptr(key);
+	a.next_key = rn_bpf_ptr(next);
+	rc = rn_sys_bpf(BPF_MAP_GET_NEXT_KEY, &a);
+	return rc < 0 ? rc : 0;
+}
+
 int rn_bpf_map_lookup_batch(int fd, void *in_batch, void *out_batch, void *keys,
 			    void *values, __u32 *count)
 {
@@ -84,12 +92,12 @@ int rn_bpf_map_lookup_batch(int fd, void *in_batch, void *out_batch, void *keys,
 
 	memset(&a, 0, sizeof(a));
 	a.batch.map_fd = fd;
-	a.batch.in_batch = ptr(in_batch);
-	a.batch.out_batch = ptr(out_batch);
-	a.batch.keys = ptr(keys);
-	a.batch.values = ptr(values);
+	a.batch.in_batch = rn_bpf_ptr(in_batch);
+	a.batch.out_batch = rn_bpf_ptr(out_batch);
+	a.batch.keys = rn_bpf_ptr(keys);
+	a.batch.values = rn_bpf_ptr(values);
 	a.batch.count = *count;
-	rc = sys_bpf(BPF_MAP_LOOKUP_BATCH, &a);
+	rc = rn_sys_bpf(BPF_MAP_LOOKUP_BATCH, &a);
 	*count = a.batch.count;
 	return rc < 0 ? rc : 0;
 }

@@ -18,11 +18,20 @@
 
 #include <linux/bpf.h>
 
+/* bpf(2) with the whole attr union (link_syscall.c shares it). */
+int rn_sys_bpf(enum bpf_cmd cmd, union bpf_attr *attr);
+static inline __u64 rn_bpf_ptr(const void *p)
+{
+	return (__u64)(unsigned long)p;
+}
+
 int rn_bpf_obj_get(const char *path);
 int rn_bpf_map_info(int fd, struct bpf_map_info *info);
 int rn_bpf_map_lookup(int fd, const void *key, void *value);
 int rn_bpf_map_update(int fd, const void *key, const void *value, __u64 flags);
 int rn_bpf_map_delete(int fd, const void *key);
+/* BPF_MAP_GET_NEXT_KEY: key NULL starts at the first; -ENOENT after the last. */
+int rn_bpf_map_next_key(int fd, const void *key, void *next);
 /* BPF_MAP_LOOKUP_BATCH: in_batch NULL starts at the beginning; *count is
  * the room in keys/values before, the entries returned after (also when
  * the answer is -ENOENT: the last batch). */

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* tc egress of a pod's own interface (tcx, or a clsact filter), in the
+ * pod's netns: the source policy where the frame's origin is not in doubt
+ * (include/rdmanet/pod_guard.h). One program for every pod; it finds its
+ * pod by the interface's netns cookie and ifindex. Marking and accounting
+ * stay with the master's programs, which see what crosses the wire. */
+#include "build_variant.h"
+#include "parse.h"
+#include "pod_guard.h"
+#include "skb_data.h"
+#include "../maps/masters.h"
+#include "../maps/pod_info.h"
+#include "../maps/pod_ctr.h"
+#include "../maps/pod_dev.h"
+#include "../maps/pod_reasons.h"
+
+static __always_inline void rn_count_refused(__u32 slot, int reason, int cls, __u32 segs,
+					     int drop)
+{
+	struct rn_pod_counters *pc = bpf_map_lookup_elem(&rn_pod_ctr_v1, &slot);
+	struct rn_pod_reasons *r = bpf_map_lookup_elem(&rn_pod_rsn_v1, &slot);
+	__u32 why = (__u32)reason, mal = (__u32)-cls;
+
+	if (pc) {
+		pc->violations[RN_VIOLATION_SPOOFED_SOURCE] += segs;
+		if (drop)
+			pc->drops[RN_VIOLATION_SPOOFED_SOURCE] += segs;
+	}
+	if (!r)
+		return;
+	barrier_var(why);
+	if (why < RN_REASON_MAX)
+		r->denied[why] += segs;
+	barrier_var(mal);
+	if (why == RN_REASON_MALFORMED && mal < RN_MALFORMED_MAX)
+		r->malformed[mal] += segs;
+}
+
+SEC("tc")
+int rn_pod_egress(struct __sk_buff *skb)
+{
+	struct rn_pod_dev_key k = { .netns_cookie = bpf_get_netns_cookie(skb),
+				    .ifindex = skb->ifindex };
+	struct rn_pod_dev *dev = bpf_map_lookup_elem(&rn_pod_dev_v1, &k);
+	struct rn_master *m;
+	struct rn_pod *pod;
+	struct rn_pkt p;
+	void *data, *data_end;
+	__u32 slot, mslot;
+	int cls, reason;
+
+	RN_VARIANT_MARK();
+
+	if (!dev)
+		return RN_TC_ACT_OK;
+	slot = dev->slot;
+	pod = bpf_map_lookup_elem(&rn_pod_info_v1, &slot);
+	/* the slot still this pod's (rn_pod_slot_is in pod_lookup.h) */
+	if (!pod || *(__u64 *)pod != dev->key_bits)
+		return RN_TC_ACT_OK;
+	mslot = pod->master;
+	m = bpf_map_lookup_elem(&rn_masters_v1, &mslot);
+	if (!m || m->policy == RN_POLICY_OFF)
+		return RN_TC_ACT_OK;
+	cls = rn_skb_parse(skb, &p, &data, &data_end, skb->len);
+	reason = rn_pod_refuses(pod, &p, cls, data, data_end);
+	if (reason == RN_POD_PASS)
+		return RN_TC_ACT_OK;
+	rn_count_refused(slot, reason, cls, skb->gso_segs ?: 1, m->policy == RN_POLICY_ENFORCE);
+	return m->policy == RN_POLICY_ENFORCE ? RN_TC_ACT_SHOT : RN_TC_ACT_OK;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

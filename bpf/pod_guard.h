@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* What the per-pod program refuses: any frame whose Ethernet source, IP
+ * source, ARP sender or NDP claim is not the pod's, and, fail-closed, any
+ * frame the parser could not finish. Returns an enum rn_pod_reason, or
+ * RN_POD_PASS. */
+#ifndef RDMANET_BPF_POD_GUARD_H
+#define RDMANET_BPF_POD_GUARD_H
+
+#include "parse.h"
+#include "neigh_claims.h"
+#include "pod_tx.h"
+#include <rdmanet/pod_guard.h>
+
+#define RN_POD_PASS (-1)
+
+static __always_inline int rn_is_vlan_proto(__u16 proto)
+{
+	return proto == bpf_htons(RN_ETH_P_8021Q) || proto == bpf_htons(RN_ETH_P_8021AD);
+}
+
+static __always_inline int rn_is_ipv6_ext(__u8 proto)
+{
+	return proto == RN_IPPROTO_HOPOPTS || proto == RN_IPPROTO_ROUTING ||
+	       proto == RN_IPPROTO_DSTOPTS || proto == RN_IPPROTO_FRAGMENT;
+}
+
+static __always_inline int rn_pod_refuses(const struct rn_pod *pod, const struct rn_pkt *p,
+					  int cls, void *data, void *data_end)
+{
+	__u16 *type;
+	int nd;
+
+	if (cls < 0)
+		return RN_REASON_MALFORMED;
+	if (!rn_mac_is_pod(pod, p->src_mac))
+		return RN_REASON_SOURCE_MAC;
+	/* the type after the tags walked (l3_off is 14, 18 or 22) is one
+	 * more tag: nothing after it was read */
+	type = data + p->l3_off - 2;
+	if ((void *)(type + 1) > data_end)
+		return RN_REASON_MALFORMED;
+	if (rn_is_vlan_proto(*type))
+		return RN_REASON_VLAN_DEPTH;
+	/* a non-first fragment (l4_proto 0xff) has no L4 to check; the
+	 * receiver ignores fragmented neighbour discovery (RFC 6980) */
+	if (p->family == 6 && rn_is_ipv6_ext(p->l4_proto))
+		return RN_REASON_IPV6_EXT_DEPTH;
+	if (!rn_source_owned(pod, p, data_end) && !rn_source_unowned_ok(p, data_end))
+		return RN_REASON_SOURCE_IP;
+	if (!rn_arp_owned(pod, p, data_end))
+		return RN_REASON_ARP_CLAIM;
+	nd = rn_ndp_check(pod, p, data_end);
+	if (nd == RN_ND_CLAIM)
+		return RN_REASON_ND_CLAIM;
+	if (nd == RN_ND_UNFINISHED)
+		return RN_REASON_ND_UNFINISHED;
+	return RN_POD_PASS;
+}
+
+#endif

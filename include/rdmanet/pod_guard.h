@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The per-pod program (bpf/pod_egress.bpf.c): attached by the CNI plugin
+ * to the egress of the pod's own interface, in the pod's netns, where the
+ * origin of a frame is not in doubt whatever addresses it carries. The
+ * master's programs cannot tell a pod's frame from the host's once the pod
+ * lies about its MAC, and never see what macvlan (bridge) or ipvlan (l2)
+ * hands from one pod to its siblings inside the driver. */
+#ifndef RDMANET_POD_GUARD_H
+#define RDMANET_POD_GUARD_H
+
+#include "base.h"
+#include "traffic.h"
+
+/* Which pod an interface is: its netns (the cookie the kernel gives every
+ * netns, SO_NETNS_COOKIE / bpf_get_netns_cookie) and its ifindex there.
+ * ifindexes alone repeat from one netns to the next. */
+struct rn_pod_dev_key {
+	__u64 netns_cookie;
+	__u32 ifindex;
+	__u32 pad;
+};
+
+struct rn_pod_dev {
+	/* the pod's struct rn_pod_key as 8 bytes: the slot is trusted only
+	 * while its pod info still names this MAC on this master */
+	__u64 key_bits;
+	__u32 slot;
+	__u32 pad;
+};
+
+/* Why the per-pod program refused a frame. Counted in monitor and
+ * enforce; in enforce the frame is dropped. */
+enum rn_pod_reason {
+	RN_REASON_SOURCE_MAC = 0,	/* Ethernet source is not the pod's MAC */
+	RN_REASON_SOURCE_IP,		/* IP source is not one of the pod's */
+	RN_REASON_ARP_CLAIM,		/* ARP sender MAC or IPv4 not the pod's */
+	RN_REASON_ND_CLAIM,		/* NA target or ND link-layer option not the pod's */
+	RN_REASON_VLAN_DEPTH,		/* more VLAN tags than the parser walks */
+	RN_REASON_IPV6_EXT_DEPTH,	/* more IPv6 extension headers than it walks */
+	RN_REASON_ND_UNFINISHED,	/* ND options beyond what it walks or holds */
+	RN_REASON_MALFORMED,		/* the parser's own reasons: malformed[] */
+	RN_REASON_MAX,
+};
+
+/* Per pod slot, per CPU. denied[RN_REASON_MALFORMED] is the sum of
+ * malformed[]. Each frame counted here is also one violation (and, in
+ * enforce, one drop) of struct rn_pod_counters. */
+struct rn_pod_reasons {
+	__u64 denied[RN_REASON_MAX];
+	__u64 malformed[RN_MALFORMED_MAX];
+};
+
+#endif

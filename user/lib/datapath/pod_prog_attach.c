@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The CNI plugin's half of the per-pod program (pod_prog.h): bpf(2) and
+ * netlink, no libbpf. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <linux/pkt_cls.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <sys/socket.h>
+
+#include "attach.h"
+#include "map_syscall.h"
+#include "maps.h"
+#include "pin.h"
+#include "pod_prog.h"
+
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+
+__u64 rn_netns_cookie_of(int sock_fd)
+{
+	__u64 cookie = 0;
+	socklen_t len = sizeof(cookie);
+
+	if (getsockopt(sock_fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len))
+		return 0;
+	return cookie;
+}
+
+static int link_pin_path(char *path, size_t size, const char *pin_dir, __u32 slot)
+{
+	int n = snprintf(path, size, "%s/%s/pod_%u", pin_dir, RN_PIN_LINKS, slot);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+static int obj_get_pinned(const char *pin_dir, const char *name)
+{
+	char path[PATH_MAX];
+
+	if (rn_pin_path(path, sizeof(path), pin_dir, name))
+		return -ENAMETOOLONG;
+	return rn_bpf_obj_get(path);
+}
+
+/* Detaches and unpins a pinned tcx link; nothing pinned is not an error. */
+static int link_unpin(const char *path)
+{
+	union bpf_attr a;
+	int fd = rn_bpf_obj_get(path), rc = 0;
+
+	if (fd < 0)
+		return fd == -ENOENT ? 0 : fd;
+	memset(&a, 0, sizeof(a));
+	a.link_detach.link_fd = fd;
+	/* a link whose device went away is detached already */
+	rc = rn_sys_bpf(BPF_LINK_DETACH, &a);
+	if (rc == -ENOLINK || rc == -EINVAL)
+		rc = 0;
+	close(fd);
+	if (unlink(path) && errno != ENOENT && !rc)
+		rc = -errno;
+	return rc;
+}
+
+/* tcx, first in the chain (BPF_F_BEFORE, no anchor), pinned at path. */
+static int tcx_attach(int prog_fd, int ifindex, const char *path)
+{
+	union bpf_attr a;
+	int link, rc;
+
+	memset(&a, 0, sizeof(a));
+	a.link_create.prog_fd = prog_fd;
+	a.link_create.target_ifindex = ifindex;
+	a.link_create.attach_type = BPF_TCX_EGRESS;
+	a.link_create.flags = BPF_F_BEFORE;
+	link = rn_sys_bpf(BPF_LINK_CREATE, &a);
+	if (link < 0)
+		return link;
+	memset(&a, 0, sizeof(a));
+	a.pathname = rn_bpf_ptr(path);
+	a.bpf_fd = link;
+	rc = rn_sys_bpf(BPF_OBJ_PIN, &a);
+	if (rc < 0) {
+		memset(&a, 0, sizeof(a));
+		a.link_detach.link_fd = link;
+		rn_sys_bpf(BPF_LINK_DETACH, &a);
+	}
+	close(link);
+	return rc < 0 ? rc : 0;
+}
+
+static int tc_request(struct nl_sock *nl, int type, int flags, const struct tcmsg *t,
+		      const char *kind, int prog_fd)
+{
+	struct nl_msg *msg = nlmsg_alloc_simple(type, NLM_F_REQUEST | NLM_F_ACK | flags);
+	struct nlattr *opts;
+	int rc = -ENOMEM;
+
+	if (!msg)
+		return -ENOMEM;
+	if (nlmsg_append(msg, (void *)t, sizeof(*t), NLMSG_ALIGNTO) ||
+	    nla_put_string(msg, TCA_KIND, kind))
+		goto out;
+	if (prog_fd >= 0) {
+		opts = nla_nest_start(msg, TCA_OPTIONS);
+		if (!opts || nla_put_u32(msg, TCA_BPF_FD, (uint32_t)prog_fd) ||
+		    nla_put_string(msg, TCA_BPF_NAME, RN_POD_PROG_NAME) ||
+		    nla_put_u32(msg, TCA_BPF_FLAGS, TCA_BPF_FLAG_ACT_DIRECT))
+			goto out;
+		nla_nest_end(msg, opts);
+	}
+	rc = nl_send_sync(nl, msg);
+	msg = NULL;
+	/* libnl's codes to errnos for the two the callers tell apart */
+	if (rc == -NLE_EXIST)
+		rc = -EEXIST;
+	else if (rc < 0)
+		rc = -EIO;
+out:
+	nlmsg_free(msg);
+	return rc;
+}
+
+/* clsact qdisc (kept if there) and our cls_bpf filter on its egress, at
+ * the handle and priority the master's filters use. */
+static int clsact_attach(struct nl_sock *nl, int prog_fd, int ifindex)
+{
+	struct tcmsg q = { .tcm_family = AF_UNSPEC, .tcm_ifindex = ifindex,
+			   .tcm_handle = TC_H_MAKE(TC_H_CLSACT, 0), .tcm_parent = TC_H_CLSACT };
+	struct tcmsg f = { .tcm_family = AF_UNSPEC, .tcm_ifindex = ifindex,
+			   .tcm_handle = RN_TC_HANDLE,
+			   .tcm_parent = TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS),
+			   .tcm_info = TC_H_MAKE((__u32)RN_TC_PRIO << 16, htons(ETH_P_ALL)) };
+	int rc = tc_request(nl, RTM_NEWQDISC, NLM_F_CREATE | NLM_F_EXCL, &q, "clsact", -1);
+
+	if (rc && rc != -EEXIST)
+		return rc;
+	return tc_request(nl, RTM_NEWTFILTER, NLM_F_CREATE | NLM_F_REPLACE, &f, "bpf", prog_fd);
+}
+
+static int set_guarded(const struct rn_maps *m, __u32 slot, bool on)
+{
+	struct rn_pod pod;
+	int rc = rn_bpf_map_lookup(m->pod_info, &slot, &pod);
+
+	if (rc)
+		return rc;
+	if (on)
+		pod.flags |= RN_POD_F_GUARDED;
+	else
+		pod.flags &= (__u8)~RN_POD_F_GUARDED;
+	return rn_bpf_map_update(m->pod_info, &slot, &pod, BPF_EXIST);
+}
+
+static int dev_entries_drop(int dev_fd, __u32 slot)
+{
+	struct rn_pod_dev_key k, next, *prev = NULL;
+	struct rn_pod_dev v;
+	int rc = 0;
+
+	while (!rn_bpf_map_next_key(dev_fd, prev, &next)) {
+		k = next;
+		prev = &k;
+		if (rn_bpf_map_lookup(dev_fd, &k, &v) || v.slot != slot)
+			continue;
+		/* the walk goes on from a deleted key: the next call then
+		 * starts over, and the entry is gone, so it ends */
+		if (rn_bpf_map_delete(dev_fd, &k) && errno != ENOENT)
+			rc = -errno;
+		prev = NULL;
+	}
+	return rc;
+}
+
+int rn_pod_prog_attach(const char *pin_dir, struct nl_sock *nl, int ifindex, __u32 slot,
+		       enum rn_tc_mode mode, enum rn_pod_attach *how, struct rn_error *e)
+{
+	struct rn_pod_dev_key k = { .ifindex = (__u32)ifindex };
+	struct rn_pod_dev v = { .slot = slot };
+	char path[PATH_MAX];
+	struct rn_pod pod;
+	struct rn_maps m;
+	int prog, dev = -1, lock = -1, rc;
+
+	*how = RN_POD_ATTACH_NONE;
+	prog = obj_get_pinned(pin_dir, RN_POD_PROG_PIN);
+	if (prog == -ENOENT)
+		return rn_fail(e, 1, "rdmanetd has pinned no per-pod program at %s/%s",
+			       pin_dir, RN_POD_PROG_PIN);
+	if (prog < 0)
+		return rn_fail(e, prog, "per-pod program: %s", strerror(-prog));
+	if (link_pin_path(path, sizeof(path), pin_dir, slot)) {
+		close(prog);
+		return rn_fail(e, -ENAMETOOLONG, "pin dir %s: path too long", pin_dir);
+	}
+	if (rn_maps_open(&m, pin_dir, e)) {
+		close(prog);
+		return e->code;
+	}
+	k.netns_cookie = rn_netns_cookie_of(nl_socket_get_fd(nl));
+	dev = obj_get_pinned(pin_dir, RN_POD_DEV_MAP);
+	lock = rn_pin_lock_registry(pin_dir, e);
+	if (lock < 0) {
+		rc = e->code;
+		goto out;
+	}
+	if (!k.netns_cookie) {
+		rc = rn_fail(e, -EOPNOTSUPP, "SO_NETNS_COOKIE: %s (the per-pod program needs "
+			     "Linux 5.14)", strerror(errno));
+		goto out;
+	}
+	if (dev < 0) {
+		rc = rn_fail(e, dev, "%s: %s", RN_POD_DEV_MAP, strerror(-dev));
+		goto out;
+	}
+	rc = rn_bpf_map_lookup(m.pod_info, &slot, &pod);
+	if (rc) {
+		rn_fail(e, rc, "pod slot %u: %s", slot, strerror(-rc));
+		goto out;
+	}
+	memcpy(&v.key_bits, &pod, sizeof(v.key_bits));
+	rc = rn_bpf_map_update(dev, &k, &v, BPF_ANY);
+	if (rc) {
+		rn_fail(e, rc, "%s: %s", RN_POD_DEV_MAP, strerror(-rc));
+		goto out;
+	}
+	/* a DEL that never finished left this slot's link behind */
+	link_unpin(path);
+	rc = mode == RN_TC_MODE_CLSACT ? -EOPNOTSUPP : tcx_attach(prog, ifindex, path);
+	if (!rc) {
+		*how = RN_POD_ATTACH_TCX;
+	} else if (mode != RN_TC_MODE_TCX) {
+		rc = clsact_attach(nl, prog, ifindex);
+		if (!rc)
+			*how = RN_POD_ATTACH_CLSACT;
+		else
+			rn_fail(e, rc, "clsact filter on ifindex %d: %s", ifindex, strerror(-rc));
+	} else {
+		rn_fail(e, rc, "tcx attach to ifindex %d: %s", ifindex, strerror(-rc));
+	}
+	if (!rc) {
+		rc = set_guarded(&m, slot, true);
+		if (rc)
+			rn_fail(e, rc, "pod slot %u: %s", slot, strerror(-rc));
+	}
+	if (rc) {
+		link_unpin(path);
+		rn_bpf_map_delete(dev, &k);
+		*how = RN_POD_ATTACH_NONE;
+	}
+out:
+	if (lock >= 0)
+		rn_pin_unlock(lock);
+	if (dev >= 0)
+		close(dev);
+	close(prog);
+	rn_maps_close(&m);
+	return rc;
+}
+
+int rn_pod_prog_detach(const char *pin_dir, __u32 slot, struct rn_error *e)
+{
+	char path[PATH_MAX];
+	int dev, rc;
+
+	if (link_pin_path(path, sizeof(path), pin_dir, slot))
+		return rn_fail(e, -ENAMETOOLONG, "pin dir %s: path too long", pin_dir);
+	rc = link_unpin(path);
+	if (rc)
+		return rn_fail(e, rc, "per-pod link %s: %s", path, strerror(-rc));
+	dev = obj_get_pinned(pin_dir, RN_POD_DEV_MAP);
+	if (dev == -ENOENT)
+		return 0;
+	if (dev < 0)
+		return rn_fail(e, dev, "%s: %s", RN_POD_DEV_MAP, strerror(-dev));
+	rc = dev_entries_drop(dev, slot);
+	close(dev);
+	return rc ? rn_fail(e, rc, "%s: %s", RN_POD_DEV_MAP, strerror(-rc)) : 0;
+}

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* rdmanetd's half of the per-pod program (pod_prog.h): load, pin, and move
+ * the pods' pinned tcx links to this build's program; --uninstall takes
+ * them off. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "attach.h"
+#include "log.h"
+#include "pin.h"
+#include "pod_egress.skel.h"
+#include "pod_prog.h"
+#include "prog_tag.h"
+
+/* The pinned program's fd if it is this build's (same tag), else -1. */
+static int pinned_if_same(const char *path, const struct rn_prog_tag *want)
+{
+	struct rn_prog_tag have;
+	int fd = bpf_obj_get(path);
+
+	if (fd < 0)
+		return -1;
+	if (!rn_prog_tag_of_fd(fd, &have) && rn_prog_tag_eq(&have, want))
+		return fd;
+	close(fd);
+	return -1;
+}
+
+/* Pins fd at path in one step (a pin under another name, renamed over the
+ * old one): an ADD opening the pin meanwhile finds the old or the new. */
+static int pin_replace(int fd, const char *path)
+{
+	char tmp[PATH_MAX];
+	int n = snprintf(tmp, sizeof(tmp), "%s_new", path);
+
+	if (n < 0 || (size_t)n >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	unlink(tmp);
+	if (bpf_obj_pin(fd, tmp))
+		return -errno;
+	if (rename(tmp, path)) {
+		int err = -errno;
+
+		unlink(tmp);
+		return err;
+	}
+	return 0;
+}
+
+/* Every pinned pod link whose program is not prog_fd's moves to it (a
+ * link update swaps the program under RCU: no frame meets neither). */
+static int links_move(const char *pin_dir, int prog_fd, __u32 prog_id)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	struct dirent *de;
+	int moved = 0;
+	DIR *d;
+
+	if (rn_pin_path(dir, sizeof(dir), pin_dir, RN_PIN_LINKS))
+		return -ENAMETOOLONG;
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		struct bpf_link_info info;
+		__u32 len = sizeof(info);
+		int fd;
+
+		if (strncmp(de->d_name, "pod_", 4) ||
+		    rn_pin_path(path, sizeof(path), dir, de->d_name))
+			continue;
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (!bpf_link_get_info_by_fd(fd, &info, &len) && info.prog_id != prog_id) {
+			if (bpf_link_update(fd, prog_fd, NULL))
+				rn_warn("per-pod link %s: update to this build's program: %s", path,
+					strerror(errno));
+			else
+				moved++;
+		}
+		close(fd);
+	}
+	closedir(d);
+	return moved;
+}
+
+int rn_pod_prog_install(const char *pin_dir, unsigned int max_pods, struct rn_error *e)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = pin_dir);
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+	struct rn_prog_tag want;
+	char path[PATH_MAX];
+	struct pod_egress *skel;
+	int err, fd, moved;
+
+	if (rn_pin_path(path, sizeof(path), pin_dir, RN_POD_PROG_PIN))
+		return rn_fail(e, -ENAMETOOLONG, "pin dir %s: path too long", pin_dir);
+	skel = pod_egress__open_opts(&opts);
+	if (!skel)
+		return rn_fail(e, -errno, "open pod_egress object: %s", strerror(errno));
+	rn_maps_size_like_pins(skel->obj, pin_dir, max_pods);
+	err = pod_egress__load(skel);
+	if (err) {
+		pod_egress__destroy(skel);
+		return rn_fail(e, err, "load %s: %s (the per-pod program needs "
+			       "bpf_get_netns_cookie in tc, Linux 6.15)", RN_POD_PROG_NAME,
+			       strerror(-err));
+	}
+	fd = bpf_program__fd(skel->progs.rn_pod_egress);
+	err = rn_prog_tag_of_fd(fd, &want);
+	if (!err) {
+		int same = pinned_if_same(path, &want);
+
+		if (same >= 0) {
+			/* links of an agent that died mid-upgrade still move */
+			pod_egress__destroy(skel);
+			skel = NULL;
+			fd = same;
+		} else {
+			err = pin_replace(fd, path);
+		}
+	}
+	memset(&info, 0, sizeof(info));
+	if (!err)
+		err = bpf_prog_get_info_by_fd(fd, &info, &len) ? -errno : 0;
+	moved = err ? 0 : links_move(pin_dir, fd, info.id);
+	if (skel)
+		pod_egress__destroy(skel);
+	else
+		close(fd);
+	if (err)
+		return rn_fail(e, err, "pin %s: %s", path, strerror(-err));
+	if (moved > 0)
+		rn_info("%d pod(s) moved to this build's %s", moved, RN_POD_PROG_NAME);
+	return moved < 0 ? 0 : moved;
+}
+
+void rn_pod_prog_uninstall(const char *pin_dir)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	if (!rn_pin_path(dir, sizeof(dir), pin_dir, RN_PIN_LINKS) && (d = opendir(dir))) {
+		while ((de = readdir(d))) {
+			int fd;
+
+			if (strncmp(de->d_name, "pod_", 4) ||
+			    rn_pin_path(path, sizeof(path), dir, de->d_name))
+				continue;
+			fd = bpf_obj_get(path);
+			if (fd >= 0) {
+				bpf_link_detach(fd);
+				close(fd);
+			}
+			unlink(path);
+		}
+		closedir(d);
+	}
+	if (!rn_pin_path(path, sizeof(path), pin_dir, RN_POD_PROG_PIN))
+		unlink(path);
+}
