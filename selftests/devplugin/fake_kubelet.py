@@ -6,7 +6,7 @@ kubelet's behaviour and not from the plugin's code. Run with /usr/bin/python3
 files the project keeps (python3-grpc-tools).
 
   fake_kubelet.py --kubelet-dir DIR --log FILE [--refuse] [--watcher]
-                  [--allocate-size N]
+                  [--allocate-size N] [--pods-dir DIR]
 
 kubelet mode (default): deletes every socket under DIR/device-plugins (as a
 starting kubelet does), serves Registration on device-plugins/kubelet.sock,
@@ -16,7 +16,9 @@ before answering (kubelet >= 1.25 does), then opens ListAndWatch and calls
 GetPreferredAllocation, Allocate (healthy IDs first as kubelet does, an unknown ID, and an
 Unhealthy one when there is one, which the plugin must refuse) and
 PreStartContainer. --refuse answers every Register with an error; --stall
-never answers it.
+never answers it. --pods-dir DIR: then one pod per device Healthy in the
+first list, one at a time (Allocate one ID; DIR/<n>.started says the pod's
+CNI has taken it).
 --watcher: the plugin-watcher path instead: scans DIR/plugins_registry,
 GetInfo, checks it, dials the endpoint, NotifyRegistrationStatus.
 
@@ -177,12 +179,36 @@ class Plugin:
             log('allocate_bench', resource=self.resource, n=len(ms), p50_ms=ms[len(ms) // 2],
                 p99_ms=ms[int(len(ms) * 0.99) - 1], min_ms=ms[0],
                 empty_rpc_p50_ms=base[len(base) // 2])
+        if self.args.pods_dir:
+            self.admit_pods(devs)
         try:
             self.stub.PreStartContainer(pb.PreStartContainerRequest(devices_ids=ids[:1]),
                                         timeout=10)
             log('prestart', resource=self.resource)
         except grpc.RpcError as e:
             log('prestart_error', resource=self.resource, code=str(e.code()), details=e.details())
+
+
+    def admit_pods(self, devs):
+        """--pods-dir: one pod per device that was Healthy in the first
+        list, one at a time, each asking for one device: Allocate, then
+        wait for DIR/<n>.started (the test plays the pod's CNI ADD, which
+        takes the device) before the next pod."""
+        pb = self.pb
+        for n, d in enumerate([d for d in devs if d['health'] == 'Healthy']):
+            try:
+                self.stub.Allocate(pb.AllocateRequest(container_requests=[
+                    pb.ContainerAllocateRequest(devices_ids=[d['id']])]), timeout=10)
+                log('pod', resource=self.resource, n=n, id=d['id'])
+            except grpc.RpcError as e:
+                log('pod_error', resource=self.resource, n=n, id=d['id'], code=str(e.code()),
+                    details=e.details())
+            started = os.path.join(self.args.pods_dir, '%d.started' % n)
+            for _ in range(300):
+                if os.path.exists(started):
+                    break
+                time.sleep(0.1)
+        log('pods_done', resource=self.resource)
 
 
 def serve_kubelet(args):
@@ -293,6 +319,8 @@ def main():
     ap.add_argument('--bench-allocate', type=int, default=0,
                     help='time this many Allocate calls (one container, one ID)')
     ap.add_argument('--allocate-size', type=int, default=2)
+    ap.add_argument('--pods-dir', default='',
+                    help='admit one pod per healthy device, one at a time (admit_pods)')
     args = ap.parse_args()
     _log_file = open(args.log, 'a')
     gen_stubs()
