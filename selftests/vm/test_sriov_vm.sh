@@ -12,7 +12,9 @@
 # before == after). Then, on node-a: bad deviceID / a PF as deviceID / an
 # RDMA VF in shared netns mode are one clear error each with nothing
 # changed; two parallel ADDs on one VF never share it; a pod netns deleted
-# before DEL leaves a VF the agent's leak sweep restores; SIGKILL mid-ADD
+# before DEL leaves a VF the agent's leak sweep restores; a pod netns whose
+# teardown is slow (a process holds it) keeps its VF's hold through DEL
+# until the kernel returns the VF, then the sweep restores it; SIGKILL mid-ADD
 # then DEL leaves nothing; in exclusive netns mode an rxe on a VF is asked
 # to move into the pod and the kernel's EOPNOTSUPP is one clear error with
 # a clean rollback, and the RDMA netlink request rdmanet sent is compared
@@ -310,6 +312,43 @@ netns_gone() {
 		"$("$RN_BUILD/bin/rdmanetctl" -c /tmp/node.json -j ip show --container-id c-gone --ifname net1 | jq '.allocations | length')" 0
 }
 
+# issue 20 item 2: the pod netns leaves its path while a process still
+# holds it (its teardown is slow); DEL runs then. The VF is still in that
+# netns: DEL must not drop the hold (sriov-cni's leak, #126/#349); the
+# agent restores the VF once the kernel has returned it, and only then.
+slow_teardown() {
+	local before holder
+	before=$(pf_state)
+	ip netns add srslow
+	netconf /tmp/slow.json "$VF1" '"mac": "02:00:00:00:0b:0b", "spoofchk": "off"'
+	cni ADD /tmp/slow.json c-slow /run/netns/srslow >/tmp/slow-add.out 2>&1
+	check_eq "ADD for a pod whose netns will be slow to die" $? 0
+	ip netns exec srslow sleep 100000 &
+	holder=$!
+	# (the holder is in the netns before its path goes)
+	vm_wait_until 20 sh -c "[ \"\$(readlink /proc/$holder/ns/net)\" = \"\$(stat -L -c 'net:[%i]' /run/netns/srslow)\" ]"
+	ip netns del srslow
+	cni DEL /tmp/slow.json c-slow /run/netns/srslow >/tmp/slow-del.out 2>/tmp/slow-del.err
+	check_eq "DEL while the netns is gone from its path but alive: exits 0" "$?:$(cat /tmp/slow-del.out)" "0:"
+	sed 's/^/# /' /tmp/slow-del.err
+	check_eq "  the VF is still away, its hold kept and marked released" \
+		"$(vf_netdev "$VF1")|$(jq -r .released "$CNI_STATE/sriov/$VF1.json" 2>/dev/null)" "|true"
+	"$RN_BUILD/bin/rdmanetd" --once --config /tmp/node.json 2>/tmp/slow-sweep.log
+	sed 's/^/# agent: /' /tmp/slow-sweep.log | grep sweep
+	check "  the sweep keeps it and says why" \
+		grep -q "sriov sweep: hold kept: VF $VF1 of vm/c-slow: .*(DEL has run: the pod's netns is still being torn down)" /tmp/slow-sweep.log
+	check "  ... and the hold is still there" test -e "$CNI_STATE/sriov/$VF1.json"
+	kill "$holder"
+	wait "$holder" 2>/dev/null
+	vm_wait_until 20 test -n "$(vf_netdev "$VF1")"
+	check "the netns dies: the kernel returns the VF netdev (as $(vf_netdev "$VF1"))" test -n "$(vf_netdev "$VF1")"
+	"$RN_BUILD/bin/rdmanetd" --once --config /tmp/node.json 2>/tmp/slow-sweep.log
+	sed 's/^/# agent: /' /tmp/slow-sweep.log | grep sweep
+	check "  the sweep restores it now" grep -q "sriov sweep: VF $VF1 ($PF vf 1) of vm/c-slow restored as $VF1DEV" /tmp/slow-sweep.log
+	check_eq "  ip link show PF as before, the VF netdev under its name, no hold" \
+		"$(pf_state)|$(vf_netdev "$VF1")|$(ls $CNI_STATE/sriov/*.json 2>/dev/null | wc -l)" "$before|$VF1DEV|0"
+}
+
 killed_mid_add() {	# killed_mid_add POINT DEL|GC
 	local before pid
 	before=$(pf_state)
@@ -422,6 +461,7 @@ guest_main() {
 		settings_round_trip
 		parallel_adds
 		netns_gone
+		slow_teardown
 		killed_mid_add vf-moved DEL
 		killed_mid_add vf-held GC
 		rdma_move
