@@ -55,6 +55,16 @@ check_eq "no admin settings from a fixture, and a note saying why" \
 	'[false,true,null]'
 "$CTL" -c "$TMP/node.json" vf >"$TMP/table"
 check "the table names the holder" grep -q "0000:3b:00.7 -               -          -                   default/rdma-exclusive net1 since 2025-11-24T16:00:00Z" "$TMP/table"
+# its pod deleted while the VF was still in the pod's dying netns
+H=$TMP/state/sriov/0000:3b:00.7.json
+jq '.released = true' "$H" >"$TMP/h" && cp "$H" "$TMP/h.keep" && mv "$TMP/h" "$H"
+check_eq "vf -j: a released hold says so" \
+	"$("$CTL" -c "$TMP/node.json" vf -j | jq -c '.pfs[0].vfs[5].held_by | [.pod, .released]')" \
+	'["rdma-exclusive",true]'
+check "the table says it is on its way back" \
+	grep -q "0000:3b:00.7 .* default/rdma-exclusive net1 since 2025-11-24T16:00:00Z (deleted, VF not back yet)" \
+	<("$CTL" -c "$TMP/node.json" vf)
+mv "$TMP/h.keep" "$H"
 "$CTL" -c "$TMP/node.json" vf --state-dir "$TMP/none" -j >"$TMP/j2"
 check_eq "--state-dir elsewhere: nothing held" \
 	"$(jq '[.pfs[0].vfs[] | select(.held_by != null)] | length' "$TMP/j2")" 0

@@ -85,6 +85,8 @@ static json_t *held_json(const char *state_dir, const char *pci)
 	json_object_set_new(o, "netns", json_string(h.netns));
 	json_object_set_new(o, "since", json_string(since));
 	json_object_set_new(o, "complete", json_boolean(h.complete));
+	/* DEL has run, the VF is not back from the pod's netns yet */
+	json_object_set_new(o, "released", json_boolean(h.released));
 	return o;
 }
 
@@ -168,6 +170,7 @@ void rn_sriov_host_print(FILE *f, const struct rn_sriov_host *h, const struct rn
 				strftime(since, sizeof(since), "%Y-%m-%dT%H:%M:%SZ", &tm);
 				snprintf(held, sizeof(held), "%s/%s %s since %s%s", hold.pod_namespace,
 					 hold.pod_name, hold.ifname, since,
+					 hold.released ? " (deleted, VF not back yet)" :
 					 hold.complete ? "" : " (ADD not finished)");
 			} else if (rc != -ENOENT) {
 				snprintf(held, sizeof(held), "held (unreadable record)");
