@@ -84,6 +84,22 @@ int cni_vf_find_hold(const char *state_dir, const char *container_id, const char
 	return found;
 }
 
+/* The VF's netdev and RDMA device in the host netns now, into h. */
+static void vf_names(const struct rn_rdma_roots *roots, const char *pci, struct rn_sriov_hold *h)
+{
+	struct rn_sriov_host host;
+	const struct rn_sriov_vf *vf;
+
+	if (rn_sriov_discover(&host, roots, false, NULL))
+		return;
+	vf = rn_sriov_find_vf(&host, pci, NULL);
+	if (vf) {
+		snprintf(h->orig_netdev, sizeof(h->orig_netdev), "%s", vf->netdev);
+		snprintf(h->orig_rdma_dev, sizeof(h->orig_rdma_dev), "%s", vf->rdma_dev);
+	}
+	rn_sriov_host_free(&host);
+}
+
 int cni_vf_prepare(struct cni_req *r, const struct rn_config *cfg, struct cni_vf *v,
 		   struct rn_netdev *pf_out)
 {
@@ -160,9 +176,15 @@ int cni_vf_prepare(struct cni_req *r, const struct rn_config *cfg, struct cni_vf
 	rc = rn_sriov_hold_read(r->conf.state_dir, id, &old, &e);
 	/* a pod's DEL left the VF to come back from its dying netns: once it
 	 * has, finish what DEL could not and take it */
-	if (rc == 0 && old.released && strcmp(old.container_id, r->env.container_id) &&
-	    !rn_sriov_restore_host(r->conf.state_dir, &roots, &old, NULL))
-		rc = rn_sriov_hold_read(r->conf.state_dir, id, &old, &e);
+	if (rc == 0 && old.released && strcmp(old.container_id, r->env.container_id)) {
+		struct rn_error re = { 0 };
+
+		if (!rn_sriov_restore_host(r->conf.state_dir, &roots, &old, &re)) {
+			/* its netdev and RDMA device as they are named now */
+			vf_names(&roots, id, &v->hold);
+			rc = rn_sriov_hold_read(r->conf.state_dir, id, &old, &e);
+		}
+	}
 	if (rc == 0 && (strcmp(old.container_id, r->env.container_id) ||
 			strcmp(old.ifname, r->env.ifname))) {
 		cni_vf_unlock(v);
