@@ -424,6 +424,14 @@ int main(int argc, char **argv)
 		rn_config_watch_close(&w);
 		return 1;
 	}
+	/* start serves the other resources without one that cannot be
+	 * served; the check says so before a start would */
+	if (check_only && rn_dp_check_servable(&c, &e)) {
+		rn_err("%s: %s", w.path, e.msg);
+		rn_config_free(&c);
+		rn_config_watch_close(&w);
+		return 1;
+	}
 	if (check_only) {
 		printf("%s: ok%s\n", w.path, w.seen ? "" : " (no file: all defaults)");
 		rn_config_free(&c);

@@ -80,12 +80,10 @@ static bool serving(const struct rn_dp_config *dc, const struct rn_dp_resource_c
 	char path[PATH_MAX + 2 * RN_DP_PREFIX_LEN];
 	struct stat st;
 
-	for (int w = 0; w < 2; w++) {
-		snprintf(path, sizeof(path), "%s/%s/rdmanet-%s-%s.sock", dc->kubelet_dir,
-			 w ? "plugins_registry" : "device-plugins", rc->prefix, rc->name);
-		if (!stat(path, &st) && S_ISSOCK(st.st_mode))
+	for (int w = 0; w < 2; w++)
+		if (rn_dp_socket_path(dc, rc, w, path, sizeof(path)) >= 0 && !stat(path, &st) &&
+		    S_ISSOCK(st.st_mode))
 			return true;
-	}
 	return false;
 }
 

@@ -169,7 +169,9 @@ int rn_dp_config_parse(json_t *dp, struct rn_dp_config *out, struct rn_error *e)
 	return parse_plugin_keys(dp, out, where, e);
 }
 
-int rn_dp_config_check(const struct rn_config *c, struct rn_error *e)
+/* Builds c's resources (which checks them) and, when asked, whether each
+ * can be served. */
+static int check_built(const struct rn_config *c, bool servable, struct rn_error *e)
 {
 	struct rn_dp_config *dc;
 	int err;
@@ -183,10 +185,23 @@ int rn_dp_config_check(const struct rn_config *c, struct rn_error *e)
 		return rn_fail(e, -ENOMEM, "config: device_plugin: out of memory");
 	/* the VF resources too: their names are kubelet names as well */
 	err = rn_dp_config_build(c, dc, e);
-	if (!err)
+	if (!err) {
+		if (servable)
+			err = rn_dp_config_servable(dc, e);
 		rn_dp_config_free(dc);
+	}
 	free(dc);
 	return err;
+}
+
+int rn_dp_config_check(const struct rn_config *c, struct rn_error *e)
+{
+	return check_built(c, false, e);
+}
+
+int rn_dp_check_servable(const struct rn_config *c, struct rn_error *e)
+{
+	return check_built(c, true, e);
 }
 
 void rn_dp_resource_fullname(const struct rn_dp_resource_config *rc, char *buf, size_t size)

@@ -92,6 +92,22 @@ void rn_dp_config_free(struct rn_dp_config *dc);
 bool rn_dp_wanted(const struct rn_config *c);
 /* For rn_config_*: validates c->device_plugin and the VF resource names. */
 int rn_dp_config_check(const struct rn_config *c, struct rn_error *e);
+/* For rdmanetd --check-config: whether every resource of c can be served
+ * (rn_dp_config_servable); the agent serves the others without it. */
+int rn_dp_check_servable(const struct rn_config *c, struct rn_error *e);
+/* A resource's socket: "rdmanet-<prefix>-<name>.sock", under kubelet_dir's
+ * device-plugins or (watcher) plugins_registry; the length, or
+ * -ENAMETOOLONG when buf is too small. */
+void rn_dp_socket_name(const struct rn_dp_resource_config *rc, char *buf, size_t size);
+int rn_dp_socket_path(const struct rn_dp_config *dc, const struct rn_dp_resource_config *rc,
+		      bool watcher, char *buf, size_t size);
+/* Whether resource i can be served as configured: its socket path fits a
+ * unix socket under either kubelet directory (and kubelet.sock does), and
+ * no earlier resource has the same socket. A resource that cannot is not
+ * served, the others are; rdmanetd --check-config fails on it
+ * (rn_dp_config_servable: every resource, the first problem and how many). */
+int rn_dp_resource_servable(const struct rn_dp_config *dc, int i, struct rn_error *e);
+int rn_dp_config_servable(const struct rn_dp_config *dc, struct rn_error *e);
 /* The full kubelet resource name "<prefix>/<name>" into buf. */
 void rn_dp_resource_fullname(const struct rn_dp_resource_config *rc, char *buf, size_t size);
 /* kubelet's own validation of an extended resource name (qualified name,
@@ -125,7 +141,7 @@ struct rn_dp_view {
 	struct rn_dp_unit *units;
 	int n_units;
 	bool refused;			/* nothing is served, refused_why says why */
-	char refused_why[256];
+	char refused_why[512];
 	struct rn_dp_hca *vfs;		/* SR-IOV: one per VF (no 64 limit), units[i].vf */
 	int n_vfs;
 	bool vf_rdma;			/* isRdma: Allocate gives the VFs' RDMA nodes */

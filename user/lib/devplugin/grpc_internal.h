@@ -54,6 +54,7 @@ struct dp_res {
 	struct dp_server *srv;
 	struct rn_dp_resource_config rc;
 	struct rn_dp_view view;
+	bool unservable;		/* rn_dp_resource_servable said no: never served */
 	char sock_name[DP_SOCK_MAX];	/* "rdmanet-<prefix>-<name>.sock" */
 	char sock_path[DP_SOCK_MAX];
 	grpc_server *server;

@@ -88,6 +88,8 @@ void dp_reload(struct dp_server *s)
 		struct rn_dp_view v;
 		bool push;
 
+		if (r->unservable)
+			continue;
 		if (rn_dp_view_build(&r->rc, &m, &v, &e)) {
 			rn_warn("device plugin %s: %s", r->view.resource, e.msg);
 			continue;
@@ -133,9 +135,13 @@ static bool due(double *at, double now)
  * constructors, the first servers and channels). */
 static void settle(struct dp_server *s, double now)
 {
-	for (int i = 0; i < s->n_res && now < s->settle_by; i++)
-		if (s->res[i].state != DP_SRV_UP || (!s->watcher && s->res[i].reg != DP_REG_DONE))
+	for (int i = 0; i < s->n_res && now < s->settle_by; i++) {
+		const struct dp_res *r = &s->res[i];
+
+		if (!r->unservable && (r->state != DP_SRV_UP ||
+				       (!s->watcher && r->reg != DP_REG_DONE)))
 			return;
+	}
 	s->settled = true;
 	rn_mem_trim();
 }
@@ -158,6 +164,8 @@ static void housekeeping(struct dp_server *s)
 	for (int i = 0; i < s->n_res; i++) {
 		struct dp_res *r = &s->res[i];
 
+		if (r->unservable)
+			continue;
 		if (r->state == DP_SRV_DOWN && now >= r->serve_retry_at) {
 			if (!rn_sysfs_exists("%s", s->plugin_dir)) {
 				if (r->served || !r->serve_retry_at)
@@ -233,22 +241,25 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
-static int res_init(struct dp_server *s, struct dp_res *r, const struct rn_dp_resource_config *rc,
-		    struct rn_error *e)
+/* A resource that cannot be served (rn_dp_resource_servable) is logged and
+ * left out; the others are served. */
+static void res_init(struct dp_server *s, struct dp_res *r, int i)
 {
+	const struct rn_dp_resource_config *rc = &s->cfg.res[i];
+	struct rn_error e = { 0 };
+
 	memset(r, 0, sizeof(*r));
 	r->srv = s;
 	r->rc = *rc;
 	r->reg_details = grpc_empty_slice();
 	rn_dp_resource_fullname(rc, r->view.resource, sizeof(r->view.resource));
-	if (snprintf(r->sock_name, sizeof(r->sock_name), "rdmanet-%s-%s.sock", rc->prefix,
-		     rc->name) >= (int)sizeof(r->sock_name) ||
-	    snprintf(r->sock_path, sizeof(r->sock_path), "%s/%s", s->plugin_dir, r->sock_name) >=
-		    (int)sizeof(r->sock_path))
-		return rn_fail(e, -ENAMETOOLONG, "device plugin %s: socket path %s/%s is longer "
-			       "than a unix socket allows (107 bytes): shorten kubelet_dir or the "
-			       "resource name", r->view.resource, s->plugin_dir, r->sock_name);
-	return 0;
+	if (rn_dp_resource_servable(&s->cfg, i, &e)) {
+		r->unservable = true;
+		rn_err("%s; not served (the other resources are)", e.msg);
+		return;
+	}
+	rn_dp_socket_name(rc, r->sock_name, sizeof(r->sock_name));
+	rn_dp_socket_path(&s->cfg, rc, s->watcher, r->sock_path, sizeof(r->sock_path));
 }
 
 struct rn_dp_server *rn_dp_start(const struct rn_config *c, struct rn_error *e)
@@ -287,8 +298,7 @@ struct rn_dp_server *rn_dp_start(const struct rn_config *c, struct rn_error *e)
 	}
 	s->n_res = s->cfg.n_res;
 	for (int i = 0; i < s->n_res; i++)
-		if (res_init(s, &s->res[i], &s->cfg.res[i], e))
-			goto fail;
+		res_init(s, &s->res[i], i);
 	/* this thread and gRPC's own ones (started by grpc_init) block every
 	 * signal: SIGTERM must reach the agent's main thread, whose sleep it
 	 * interrupts */

@@ -187,6 +187,15 @@ int rn_dp_views(const struct rn_config *c, const struct rn_rdma_model *m,
 		goto out;
 	}
 	for (int i = 0; i < dc->n_res; i++) {
+		struct rn_error why = { 0 };
+
+		/* what the agent does with it: nothing served, and why */
+		if (rn_dp_resource_servable(dc, i, &why)) {
+			rn_dp_resource_fullname(&dc->res[i], v[i].resource, sizeof(v[i].resource));
+			v[i].refused = true;
+			snprintf(v[i].refused_why, sizeof(v[i].refused_why), "%s", why.msg);
+			continue;
+		}
 		err = rn_dp_view_build(&dc->res[i], m, &v[i], e);
 		if (err) {
 			while (i--)
