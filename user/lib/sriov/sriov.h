@@ -364,7 +364,10 @@ bool rn_sriov_netns_visible(const char *path, uint64_t dev, uint64_t ino);
  * (moved back, or returned by the kernel when the pod netns died): every
  * VF setting that differs from the hold's record through the PF, the VF
  * netdev (found by PCI address) renamed back, its MTU and MAC back, left
- * down; then the hold is removed. The caller holds the VF's lock. */
+ * down; then the hold is removed. -EINPROGRESS while the VF's netdev is
+ * not in this netns (the pod's netns still dying, or alive): nothing is
+ * touched and the hold stays. A VF that no longer exists only loses its
+ * hold. The caller holds the VF's lock. */
 int rn_sriov_restore_host(const char *state_dir, const struct rn_rdma_roots *roots,
 			  const struct rn_sriov_hold *h, struct rn_error *e);
 /* Gives the VF's netdev (in the caller's netns, found by PCI address) the
