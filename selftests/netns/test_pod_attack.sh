@@ -5,7 +5,8 @@
 # frames crafted with AF_PACKET in pod A. After each frame: what the
 # gateway and pod B received (captures), the neighbour tables of both, and
 # pod A's counters by reason. Legitimate traffic (own addresses, ARP probes,
-# DAD) still passes; DEL takes the per-pod program off.
+# DAD) still passes; pod-to-pod traffic is counted once per direction per
+# pod; DEL takes the per-pod program off.
 . "$RN_SRC/selftests/lib/tap.sh"
 . "$RN_SRC/selftests/cni/lib.sh"
 trap cni_topo_down EXIT
@@ -92,23 +93,34 @@ CRAFT="nsenter --net=/run/netns/$CNI_PFX-a python3 $RN_SRC/selftests/tools/rn_cr
 GW_MAC=$(cni_in fabric ip -j link show wa0 | jq -r '.[0].address')
 MASTER_MAC=$(cni_in node ip -j link show ra0 | jq -r '.[0].address')
 
+# tcpdump filters for one NA / DAD NS: the ICMPv6 type right after the IPv6
+# header and the target's last 32 bits (the pods' own ND stays out)
+low32() { python3 -c 'import ipaddress, sys; print(int(ipaddress.IPv6Address(sys.argv[1])) & 0xffffffff)' "$1"; }
+na_for() { echo "ip6[40] == 136 and ip6[60:4] == $(low32 "$1")"; }
+dad_for() { echo "ip6[40] == 135 and ip6[8:4] == 0 and ip6[20:4] == 0 and ip6[60:4] == $(low32 "$1")"; }
+
+# one ARP by sender and target protocol address (IPv4 as a number)
+v4num() { local IFS=.; set -- $1; echo $(( $1 << 24 | $2 << 16 | $3 << 8 | $4 )); }
+arp_of() { echo "arp and arp[14:4] == $(v4num "$1") and arp[24:4] == $(v4num "$2")"; }
+vlan_arp_of() { echo "vlan and $(arp_of "$1" "$2")"; }
+
 neigh_b4() { cni_in b ip -4 neigh show "$GW4" dev net1 | awk '{print $3}'; }
 neigh_b6() { cni_in b ip -6 neigh show "$GW6" dev net1 | awk '{print $3}'; }
 neigh_gw() { cni_in fabric ip neigh show "$1" dev wa0 | awk '{print $3}'; }
 
-attack "gratuitous ARP for the gateway" $R_ARP "arp" arp op=2 spa=$GW4 tpa=$GW4
+attack "gratuitous ARP for the gateway" $R_ARP "$(arp_of $GW4 $GW4)" arp op=2 spa=$GW4 tpa=$GW4
 check_eq "B's entry for the gateway is not A's MAC" "$(neigh_b4 | grep -c "$MAC_A")" 0
-attack "ARP reply claiming B's address" $R_ARP "arp" arp op=2 spa="$B4" tpa="$GW4" dmac=ff:ff:ff:ff:ff:ff
+attack "ARP reply claiming B's address" $R_ARP "$(arp_of "$B4" $GW4)" arp op=2 spa="$B4" tpa="$GW4" dmac=ff:ff:ff:ff:ff:ff
 check_eq "the gateway's entry for B is B's MAC" "$(neigh_gw "$B4")" "$MAC_B"
-attack "802.1Q gratuitous ARP for the gateway" $R_ARP "vlan or arp" arp spa=$GW4 tpa=$GW4 vlans=100
-attack "unsolicited NA for the gateway's IPv6" $R_ND "icmp6" na src="$A6" target=$GW6
+attack "802.1Q gratuitous ARP for the gateway" $R_ARP "$(vlan_arp_of $GW4 $GW4) or $(arp_of $GW4 $GW4)" arp spa=$GW4 tpa=$GW4 vlans=100
+attack "unsolicited NA for the gateway's IPv6" $R_ND "$(na_for $GW6)" na src="$A6" target=$GW6
 check_eq "B's entry for the gateway's IPv6 is not A's MAC" "$(neigh_b6 | grep -c "$MAC_A")" 0
-attack "IPv4 broadcast from the gateway's address" $R_IP "udp" udp4 src=$GW4 dst=10.81.0.255
-attack "IPv4 with a foreign source toward the gateway" $R_IP "udp" udp4 src=10.81.0.77 dst=$GW4 dmac="$(neigh_b4)"
-attack "IPv6 with a foreign source" $R_IP "udp" udp6 src=fd81::77 dst=$GW6 dmac=33:33:00:00:00:01
-attack "forged Ethernet source (own IP)" $R_MAC "udp" udp4 src="$A4" dst=$GW4 smac=02:00:00:00:00:99
-attack "forged Ethernet source: ARP claiming B" $R_MAC "arp" arp spa="$B4" tpa=$GW4 smac=02:00:00:00:00:99 sha=02:00:00:00:00:99
-attack "the master's MAC as source: NA for B" $R_MAC "icmp6" na src="$A6" target="$B6" \
+attack "IPv4 broadcast from the gateway's address" $R_IP "udp port 9" udp4 src=$GW4 dst=10.81.0.255
+attack "IPv4 with a foreign source toward the gateway" $R_IP "udp port 9" udp4 src=10.81.0.77 dst=$GW4 dmac="$(neigh_b4)"
+attack "IPv6 with a foreign source" $R_IP "udp port 9" udp6 src=fd81::77 dst=$GW6 dmac=33:33:00:00:00:01
+attack "forged Ethernet source (own IP)" $R_MAC "udp port 9" udp4 src="$A4" dst=$GW4 smac=02:00:00:00:00:99
+attack "forged Ethernet source: ARP claiming B" $R_MAC "$(arp_of "$B4" $GW4)" arp spa="$B4" tpa=$GW4 smac=02:00:00:00:00:99 sha=02:00:00:00:00:99
+attack "the master's MAC as source: NA for B" $R_MAC "$(na_for "$B6")" na src="$A6" target="$B6" \
 	smac="$MASTER_MAC" tlla="$MASTER_MAC"
 check_eq "the gateway's entry for B's IPv6 is not A's" "$(neigh_gw "$B6" | grep -c "$MAC_A")" 0
 attack "NA behind four destination-options headers, target B" $R_EXT "ip6 and ip6[6] == 60" na src="$A6" target="$B6" ext=4
@@ -118,14 +130,25 @@ attack "NA with another MAC as target link-layer address (tagged)" $R_ND "vlan" 
 
 # legitimate: ARP probe (RFC 5227), DAD NS from ::, own gratuitous ARP
 check_eq "ARP probe (sender 0.0.0.0) reaches B" \
-	"$(seen b net1 arp $CRAFT net1 arp op=1 spa=0.0.0.0 tpa="$A4")" 1
+	"$(seen b net1 "$(arp_of 0.0.0.0 "$A4")" $CRAFT net1 arp op=1 spa=0.0.0.0 tpa="$A4")" 1
 check_eq "DAD NS from :: reaches B" \
-	"$(seen b net1 icmp6 $CRAFT net1 ns src=:: target="$A6" slla=none)" 1
+	"$(seen b net1 "$(dad_for "$A6")" $CRAFT net1 ns src=:: target="$A6" slla=none)" 1
 check_eq "own gratuitous ARP reaches B" \
-	"$(seen b net1 arp $CRAFT net1 arp op=2 spa="$A4" tpa="$A4")" 1
+	"$(seen b net1 "$(arp_of "$A4" "$A4")" $CRAFT net1 arp op=2 spa="$A4" tpa="$A4")" 1
 check_eq "denied frames are dropped frames" \
 	"$(cni_ctl stats -j --pod t/c-a | jq -r '.pods[0].drops.spoofed_source')" \
 	"$(cni_ctl stats -j --pod t/c-a | jq -r '.pods[0].policy_violations.spoofed_source')"
+
+# pod-to-pod on one master: once per direction per pod, with the per-pod
+# program on both
+pstat() { cni_ctl stats -j --pod "t/c-$1" | jq -r ".pods[0]$2"; }
+for fam in "$B4" "$B6"; do
+	tx0=$(pstat a .tx.roce.packets) rx0=$(pstat b .rx.roce.packets)
+	cni_in a "$RN_BUILD/tools/rn_udpgen" --dst "$fam" --count 15 --size 256
+	sleep 0.2
+	check_eq "pod-to-pod to $fam: A's tx counted once, B's rx once" \
+		"$(( $(pstat a .tx.roce.packets) - tx0 ))/$(( $(pstat b .rx.roce.packets) - rx0 ))" "15/15"
+done
 
 cni_run DEL "$CNI_TMP/rail.json" c-a net1 "/run/netns/$CNI_PFX-a"
 cni_check_ok "DEL pod A"
