@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 #include <linux/rtnetlink.h>
@@ -105,6 +106,17 @@ static struct dp_res *res_by_sock(struct dp_server *s, const char *name)
 	return NULL;
 }
 
+/* Whether the socket r serves is still at its path: then a deletion event
+ * for that name was of an older file (the one an unclean exit left, which
+ * gRPC unlinks before it binds), not kubelet deleting ours. */
+static bool own_socket_there(const struct dp_res *r)
+{
+	struct stat st;
+
+	return r->sock_ino && stat(r->sock_path, &st) == 0 && st.st_ino == r->sock_ino &&
+	       st.st_dev == r->sock_dev;
+}
+
 static void inotify_poll(struct dp_server *s)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
@@ -131,7 +143,12 @@ static void inotify_poll(struct dp_server *s)
 					dp_unserve(&s->res[i]);
 				continue;
 			}
-			if (r && (ev->mask & (IN_DELETE | IN_MOVED_FROM)) && r->state == DP_SRV_UP) {
+			if (r && (ev->mask & (IN_DELETE | IN_MOVED_FROM)) && r->state == DP_SRV_UP &&
+			    own_socket_there(r)) {
+				rn_debug("device plugin %s: an older %s was removed; ours is there",
+					 r->view.resource, r->sock_path);
+			} else if (r && (ev->mask & (IN_DELETE | IN_MOVED_FROM)) &&
+				   r->state == DP_SRV_UP) {
 				rn_info("device plugin %s: %s was deleted (kubelet restart?): serving "
 					"and registering again", r->view.resource, r->sock_path);
 				dp_unserve(r);	/* the loop serves it again once shut down */

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <sys/types.h>
 #include <grpc/grpc.h>
 #include <protobuf-c/protobuf-c.h>
 
@@ -57,6 +58,11 @@ struct dp_res {
 	bool unservable;		/* rn_dp_resource_servable said no: never served */
 	char sock_name[DP_SOCK_MAX];	/* "rdmanet-<prefix>-<name>.sock" */
 	char sock_path[DP_SOCK_MAX];
+	/* the socket file this server bound: a deletion event for any other
+	 * file at that path (a stale one gRPC unlinks before binding, after
+	 * an unclean exit) is not kubelet deleting ours */
+	dev_t sock_dev;
+	ino_t sock_ino;
 	grpc_server *server;
 	enum dp_srv_state state;
 	struct dp_tag shutdown_tag;
@@ -71,6 +77,7 @@ struct dp_res {
 	grpc_byte_buffer *reg_send, *reg_recv;
 	grpc_metadata_array reg_md_init, reg_md_trail;
 	grpc_status_code reg_status;
+	bool reg_cancelled;		/* we cancelled it (unserve, stop): not kubelet's answer */
 	grpc_slice reg_details;
 	double reg_retry_at;
 	int reg_failures;

@@ -45,7 +45,12 @@ static void registered(struct dp_tag *t, bool ok)
 
 	snprintf(why, sizeof(why), "%.*s", (int)GRPC_SLICE_LENGTH(r->reg_details),
 		 (const char *)GRPC_SLICE_START_PTR(r->reg_details));
-	if (ok && r->reg_status == GRPC_STATUS_OK) {
+	if (r->reg_cancelled && r->reg_status == GRPC_STATUS_CANCELLED) {
+		/* ours (the socket is served again, or the agent stops): the
+		 * next serve registers at once, nothing was refused */
+		r->reg = DP_REG_IDLE;
+		rn_debug("device plugin %s: Register cancelled", r->view.resource);
+	} else if (ok && r->reg_status == GRPC_STATUS_OK) {
 		r->reg = DP_REG_DONE;
 		r->reg_failures = 0;
 		r->registrations++;
@@ -102,6 +107,7 @@ void dp_register_start(struct dp_res *r)
 	grpc_metadata_array_init(&r->reg_md_trail);
 	r->reg_details = grpc_empty_slice();
 	r->reg_status = GRPC_STATUS_UNKNOWN;
+	r->reg_cancelled = false;
 	ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
 	ops[1].op = GRPC_OP_SEND_MESSAGE;
 	ops[1].data.send_message.send_message = r->reg_send;
@@ -129,8 +135,10 @@ void dp_register_start(struct dp_res *r)
 void dp_register_cancel(struct dp_res *r)
 {
 	/* the completion still arrives (cancelled) and retries */
-	if (r->reg == DP_REG_PENDING && r->reg_call)
+	if (r->reg == DP_REG_PENDING && r->reg_call) {
+		r->reg_cancelled = true;
 		grpc_call_cancel(r->reg_call, NULL);
+	}
 	else
 		r->reg = DP_REG_IDLE;
 }

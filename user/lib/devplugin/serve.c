@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <grpc/grpc_security.h>
 
 #include "devplugin/grpc_internal.h"
@@ -175,6 +176,7 @@ int dp_serve(struct dp_res *r)
 	struct dp_server *s = r->srv;
 	grpc_server_credentials *creds;
 	char uri[DP_SOCK_MAX + 8];
+	struct stat st;
 	int port;
 
 	/* "unix:/abs": the form both gRPC clients and servers accept */
@@ -192,6 +194,10 @@ int dp_serve(struct dp_res *r)
 		return -1;
 	}
 	grpc_server_start(r->server);
+	if (stat(r->sock_path, &st) == 0) {
+		r->sock_dev = st.st_dev;
+		r->sock_ino = st.st_ino;
+	}
 	r->state = DP_SRV_UP;
 	r->served++;
 	request_next(r);
