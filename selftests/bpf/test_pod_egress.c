@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The per-pod program (bpf/pod_egress.bpf.c) through BPF_PROG_TEST_RUN: what
+ * it refuses and why, its fail-closed paths (malformed headers, a third
+ * VLAN tag, more IPv6 extension headers than the parser walks, ND options
+ * beyond those walked), what passes (own traffic, ARP probes, DAD), monitor
+ * against enforce, and frames of an interface no pod owns. Each fixture
+ * checks the verdict, the reason counted and the pod's violation/drop. The
+ * test run's skb is on the current netns's loopback (ifindex 1), which the
+ * fixture maps to FX_POD. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "fixture.h"
+#include "pod_egress.skel.h"
+
+#define OK DP_TC_OK
+#define SHOT DP_TC_SHOT
+#define NONE (-1)
+
+struct pfx {
+	const char *name;
+	struct frame_spec f;
+	enum rn_policy policy;	/* 0 here means enforce, unless off */
+	int off;
+	int third_tag;		/* add an 802.1Q tag before the first one */
+	int ext;		/* IPv6 destination-options headers to insert */
+	int nd_pad_opts;	/* 8-byte ND options (nonce) before the link-layer one */
+	size_t cut;
+	int unmapped;		/* the interface is no pod's */
+	__u32 verdict;
+	int reason;		/* enum rn_pod_reason, NONE */
+	int malformed;		/* enum rn_malformed when reason is MALFORMED */
+};
+
+#define V4(smac, src) { .dst_mac = fx_peer_mac, .src_mac = smac, .family = 4, .saddr = src, \
+	.daddr = "10.0.0.100", .l4 = FR_UDP, .payload = 32 }
+#define V6(smac, src, l4_) { .dst_mac = fx_peer_mac, .src_mac = smac, .family = 6, \
+	.saddr = src, .daddr = "fd00::100", .l4 = l4_, .payload = 32 }
+#define ARP(sha, spa, tpa) { .src_mac = fx_pod_mac, .arp_sha = sha, .l4 = FR_ARP, \
+	.saddr = spa, .daddr = tpa }
+#define NA(target, lla) { .dst_mac = fx_peer_mac, .src_mac = fx_pod_mac, .family = 6, \
+	.saddr = "fd00::2", .daddr = "ff02::1", .l4 = FR_ICMP, .payload = 24, \
+	.icmp_type = 136, .nd_target = target, .nd_lla = lla }
+
+static const struct pfx fixtures[] = {
+	{ "own v4 passes", V4(fx_pod_mac, "10.0.0.2"), .verdict = OK, .reason = NONE },
+	{ "own v6 passes", V6(fx_pod_mac, "fd00::2", FR_UDP), .verdict = OK, .reason = NONE },
+	{ "forged Ethernet source refused", V4(fx_pod2_mac, "10.0.0.2"), .verdict = SHOT,
+	  .reason = RN_REASON_SOURCE_MAC },
+	{ "the master's MAC as source refused", V4(fx_host_mac, "10.0.0.2"), .verdict = SHOT,
+	  .reason = RN_REASON_SOURCE_MAC },
+	{ "foreign v4 source refused", V4(fx_pod_mac, "10.0.0.3"), .verdict = SHOT,
+	  .reason = RN_REASON_SOURCE_IP },
+	{ "foreign v6 source refused", V6(fx_pod_mac, "fd00::99", FR_UDP), .verdict = SHOT,
+	  .reason = RN_REASON_SOURCE_IP },
+	{ "monitor: foreign source counted, passed", V4(fx_pod_mac, "10.0.0.3"),
+	  .policy = RN_POLICY_MONITOR, .verdict = OK, .reason = RN_REASON_SOURCE_IP },
+	{ "off: nothing checked", V4(fx_pod2_mac, "10.0.0.3"), .off = 1,
+	  .verdict = OK, .reason = NONE },
+	{ "interface of no pod: passes, nothing counted", V4(fx_pod2_mac, "10.0.0.3"),
+	  .unmapped = 1, .verdict = OK, .reason = NONE },
+	{ "gratuitous ARP for another address refused", ARP(NULL, "10.0.0.3", "10.0.0.3"),
+	  .verdict = SHOT, .reason = RN_REASON_ARP_CLAIM },
+	{ "ARP with another sender MAC refused", ARP(fx_pod2_mac, "10.0.0.2", "10.0.0.100"),
+	  .verdict = SHOT, .reason = RN_REASON_ARP_CLAIM },
+	{ "ARP probe (RFC 5227) passes", ARP(NULL, "0.0.0.0", "10.0.0.2"), .verdict = OK,
+	  .reason = NONE },
+	{ "own gratuitous ARP passes", ARP(NULL, "10.0.0.2", "10.0.0.2"), .verdict = OK,
+	  .reason = NONE },
+	{ "NA for another address refused", NA("fd00::3", fx_pod_mac), .verdict = SHOT,
+	  .reason = RN_REASON_ND_CLAIM },
+	{ "NA with another target link-layer address refused", NA("fd00::2", fx_pod2_mac),
+	  .verdict = SHOT, .reason = RN_REASON_ND_CLAIM },
+	{ "own NA passes", NA("fd00::2", fx_pod_mac), .verdict = OK, .reason = NONE },
+	{ "DAD NS from :: passes", { .dst_mac = fx_peer_mac, .src_mac = fx_pod_mac,
+	  .family = 6, .saddr = "::", .daddr = "ff02::1:ff00:77", .l4 = FR_ICMP, .payload = 24,
+	  .icmp_type = 135, .nd_target = "fd00::77" }, .verdict = OK, .reason = NONE },
+	/* fail-closed */
+	{ "third VLAN tag refused", { .dst_mac = fx_peer_mac, .src_mac = fx_pod_mac,
+	  .outer_vlan = 100, .vlan = 5, .l4 = FR_ARP, .saddr = "10.0.0.3", .daddr = "10.0.0.3" },
+	  .third_tag = 1, .verdict = SHOT, .reason = RN_REASON_VLAN_DEPTH },
+	{ "QinQ own ARP passes", { .dst_mac = fx_peer_mac, .src_mac = fx_pod_mac,
+	  .outer_vlan = 100, .vlan = 5, .l4 = FR_ARP, .saddr = "10.0.0.2", .daddr = "10.0.0.9" },
+	  .verdict = OK, .reason = NONE },
+	{ "NA behind three destination options checked", NA("fd00::3", fx_pod_mac), .ext = 3,
+	  .verdict = SHOT, .reason = RN_REASON_ND_CLAIM },
+	{ "own NA behind three destination options passes", NA("fd00::2", fx_pod_mac),
+	  .ext = 3, .verdict = OK, .reason = NONE },
+	{ "NA behind four destination options refused", NA("fd00::2", fx_pod_mac), .ext = 4,
+	  .verdict = SHOT, .reason = RN_REASON_IPV6_EXT_DEPTH },
+	{ "UDP behind four destination options refused", V6(fx_pod_mac, "fd00::2", FR_UDP),
+	  .ext = 4, .verdict = SHOT, .reason = RN_REASON_IPV6_EXT_DEPTH },
+	{ "NA with its link-layer option after three others refused", NA("fd00::2", fx_pod_mac),
+	  .nd_pad_opts = 3, .verdict = SHOT, .reason = RN_REASON_ND_UNFINISHED },
+	{ "NA with its link-layer option after two others passes", NA("fd00::2", fx_pod_mac),
+	  .nd_pad_opts = 2, .verdict = OK, .reason = NONE },
+	{ "tcp data offset below 5 refused (malformed)", { .dst_mac = fx_peer_mac,
+	  .src_mac = fx_pod_mac, .family = 4, .saddr = "10.0.0.2", .daddr = "10.0.0.100",
+	  .l4 = FR_TCP, .payload = 64, .tcp_doff = 3 }, .verdict = SHOT,
+	  .reason = RN_REASON_MALFORMED, .malformed = RN_MALFORMED_L4 },
+	{ "udp 4791 without a BTH refused (malformed)", { .dst_mac = fx_peer_mac,
+	  .src_mac = fx_pod_mac, .family = 4, .saddr = "10.0.0.2", .daddr = "10.0.0.100",
+	  .l4 = FR_UDP, .payload = 6, .dport = 4791 }, .verdict = SHOT,
+	  .reason = RN_REASON_MALFORMED, .malformed = RN_MALFORMED_BTH },
+	{ "vlan tag cut short refused (malformed)", { .dst_mac = fx_peer_mac,
+	  .src_mac = fx_pod_mac, .vlan = 5, .family = 4, .saddr = "10.0.0.2",
+	  .daddr = "10.0.0.100", .l4 = FR_UDP, .payload = 64 }, .cut = 16, .verdict = SHOT,
+	  .reason = RN_REASON_MALFORMED, .malformed = RN_MALFORMED_VLAN },
+};
+
+/* Inserts len bytes at off. */
+static size_t splice_in(uint8_t *buf, size_t n, size_t off, const uint8_t *what, size_t len)
+{
+	memmove(buf + off + len, buf + off, n - off);
+	memcpy(buf + off, what, len);
+	return n + len;
+}
+
+static size_t build(const struct pfx *fx, uint8_t *buf, size_t size)
+{
+	struct frame_layout lo;
+	size_t n = frame_build(&fx->f, buf, size, &lo);
+
+	if (fx->nd_pad_opts) {
+		/* nonce options (type 14, 8 bytes) before the link-layer one,
+		 * which frame_build puts right after the 24-byte NA */
+		size_t at = lo.l3 + 40 + 24;
+		uint16_t plen;
+
+		for (int i = 0; i < fx->nd_pad_opts; i++) {
+			const uint8_t nonce[8] = { 14, 1, 1, 2, 3, 4, 5, 6 };
+
+			n = splice_in(buf, n, at, nonce, 8);
+		}
+		plen = (uint16_t)(buf[lo.l3 + 4] << 8 | buf[lo.l3 + 5]) + 8 * fx->nd_pad_opts;
+		buf[lo.l3 + 4] = plen >> 8;
+		buf[lo.l3 + 5] = plen & 0xff;
+	}
+	for (int i = 0; i < fx->ext; i++) {
+		/* destination options, 8 bytes: next header, length 0, PadN */
+		uint8_t dopt[8] = { buf[lo.l3 + 6], 0, 1, 4, 0, 0, 0, 0 };
+		uint16_t plen = (uint16_t)(buf[lo.l3 + 4] << 8 | buf[lo.l3 + 5]) + 8;
+
+		n = splice_in(buf, n, lo.l3 + 40, dopt, 8);
+		buf[lo.l3 + 6] = 60;
+		buf[lo.l3 + 4] = plen >> 8;
+		buf[lo.l3 + 5] = plen & 0xff;
+	}
+	if (fx->third_tag) {
+		const uint8_t tag[4] = { 0x81, 0x00, 0x00, 0x07 };
+
+		n = splice_in(buf, n, 12, tag, 4);
+	}
+	return fx->cut ? fx->cut : n;
+}
+
+static int map_dev(int dev_fd, const struct dp_env *env, __u64 cookie, int on)
+{
+	struct rn_pod_dev_key k = { .netns_cookie = cookie, .ifindex = 1 };
+	struct rn_pod_dev v = { .slot = FX_POD };
+	struct rn_pod pod;
+	__u32 slot = FX_POD;
+
+	if (!on)
+		return bpf_map_delete_elem(dev_fd, &k) && errno != ENOENT;
+	if (bpf_map_lookup_elem(env->m.pod_info, &slot, &pod))
+		return -1;
+	memcpy(&v.key_bits, &pod, sizeof(v.key_bits));
+	return bpf_map_update_elem(dev_fd, &k, &v, BPF_ANY);
+}
+
+static void run(struct dp_env *env, int dev_fd, int rsn_fd, __u64 cookie, const struct pfx *fx,
+		struct tap *tap)
+{
+	struct rn_pod_reasons r0, r1;
+	struct dp_snapshot s0, s1;
+	static uint8_t buf[2048];
+	struct check c = { 0 };
+	__u32 len, verdict = 0;
+	int refused = fx->reason != NONE;
+
+	dp_env_master(env, fx->off ? RN_POLICY_OFF : fx->policy ? fx->policy : RN_POLICY_ENFORCE,
+		      RN_ECN_ECT0, 26, 48, 1500, RN_XDP_NONE);
+	len = (__u32)build(fx, buf, sizeof(buf));
+	CHECK_TRUE(&c, "frame built", len > 0);
+	CHECK_EQ(&c, "map the interface", map_dev(dev_fd, env, cookie, !fx->unmapped), 0);
+	dp_snapshot(env, &s0);
+	rn_maps_percpu_sum(&env->m, rsn_fd, FX_POD, &r0, sizeof(r0));
+	CHECK_EQ(&c, "test run", dp_run_tc(env, buf, &len, 0, 0, &verdict), 0);
+	dp_snapshot(env, &s1);
+	rn_maps_percpu_sum(&env->m, rsn_fd, FX_POD, &r1, sizeof(r1));
+	CHECK_EQ(&c, "verdict", verdict, fx->verdict);
+	for (int i = 0; i < RN_REASON_MAX; i++)
+		CHECK_EQ(&c, "reason counted", r1.denied[i] - r0.denied[i],
+			 refused && i == fx->reason);
+	for (int i = 0; i < RN_MALFORMED_MAX; i++)
+		CHECK_EQ(&c, "malformed reason counted", r1.malformed[i] - r0.malformed[i],
+			 fx->malformed && i == fx->malformed);
+	CHECK_EQ(&c, "violation", s1.pod[FX_POD].violations[0] - s0.pod[FX_POD].violations[0],
+		 refused);
+	CHECK_EQ(&c, "drop", s1.pod[FX_POD].drops[0] - s0.pod[FX_POD].drops[0],
+		 fx->verdict == SHOT);
+	map_dev(dev_fd, env, cookie, 1);
+	tap_report(tap, fx->name, &c);
+}
+
+int main(void)
+{
+	struct tap tap = { 0 };
+	struct pod_egress *skel;
+	struct dp_env env;
+	socklen_t clen = sizeof(__u64);
+	__u64 cookie = 0;
+	int sock = socket(AF_INET, SOCK_DGRAM, 0);
+
+	if (sock < 0 || getsockopt(sock, SOL_SOCKET, 71 /* SO_NETNS_COOKIE */, &cookie, &clen)) {
+		printf("1..0 # SKIP no SO_NETNS_COOKIE\n");
+		return 0;
+	}
+	close(sock);
+	skel = pod_egress__open();
+	if (!skel || dp_env_open(&env) || dp_env_share(&env, skel->obj)) {
+		printf("not ok 1 - open pod_egress with fixture maps\n1..1\n");
+		return 1;
+	}
+	if (pod_egress__load(skel)) {
+		printf("1..0 # SKIP kernel refuses rn_pod_egress (bpf_get_netns_cookie in tc: "
+		       "Linux 6.15)\n");
+		return 0;
+	}
+	if (fx_pods(&env)) {
+		printf("not ok 1 - fixture pods\n1..1\n");
+		return 1;
+	}
+	env.prog_fd = bpf_program__fd(skel->progs.rn_pod_egress);
+	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++)
+		run(&env, bpf_map__fd(skel->maps.rn_pod_dev_v1), bpf_map__fd(skel->maps.rn_pod_rsn_v1),
+		    cookie, &fixtures[i], &tap);
+	pod_egress__destroy(skel);
+	dp_env_close(&env);
+	return tap_finish(&tap);
+}
