@@ -397,6 +397,52 @@ static void test_preferred(void **state)
 	rn_rdma_model_free(&m);
 }
 
+/* What the agent watches and when it restarts the plugin: the configFile a
+ * config names, and whether two parses give kubelet the same resources. */
+static void test_config_inputs(void **state)
+{
+	char paths[4][PATH_MAX], file[] = "/tmp/rn-dp-unit-XXXXXX";
+	static struct rn_dp_config a;
+	char text[PATH_MAX + 64];
+	FILE *f;
+	int fd;
+
+	(void)state;
+	assert_int_equal(rn_dp_config_files("{\"device_plugin\": {\"configFile\": \"/a/b.json\"}}",
+					    paths, 4), 1);
+	assert_string_equal(paths[0], "/a/b.json");
+	assert_int_equal(rn_dp_config_files("{\"device_plugin\": {\"configList\": []}}", paths, 4),
+			 0);
+	assert_int_equal(rn_dp_config_files("{ not json", paths, 4), 0);
+
+	fd = mkstemp(file);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fputs("{\"configList\": [{\"resourceName\": \"a\", \"rdmaHcaMax\": 500, "
+	      "\"devices\": [\"x\"]}]}", f);
+	fclose(f);
+	snprintf(text, sizeof(text), "{\"configFile\": \"%s\"}", file);
+	parse_ok(text);
+	a = dc;
+	parse_ok(text);
+	assert_true(rn_dp_config_same(&a, &dc));
+	/* the shared plugin's ConfigMap edited: 500 -> 7, the section the same */
+	f = fopen(file, "w");
+	fputs("{\"configList\": [{\"resourceName\": \"a\", \"rdmaHcaMax\": 7, "
+	      "\"devices\": [\"x\"]}]}", f);
+	fclose(f);
+	parse_ok(text);
+	assert_false(rn_dp_config_same(&a, &dc));
+	unlink(file);
+	parse_ok("{\"configList\": [{\"resourceName\": \"a\", \"rdmaHcaMax\": 500, "
+		 "\"devices\": [\"x\"]}]}");
+	assert_false(rn_dp_config_same(&a, &dc));	/* inline now: configFile differs */
+	a = dc;
+	parse_ok("{\"configList\": [{\"resourceName\": \"a\", \"rdmaHcaMax\": 500, "
+		 "\"devices\": [\"y\"]}]}");
+	assert_false(rn_dp_config_same(&a, &dc));	/* another selector */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -410,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_numa),
 		cmocka_unit_test(test_health_and_exclusive),
 		cmocka_unit_test(test_preferred),
+		cmocka_unit_test(test_config_inputs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -188,11 +188,13 @@ static void reload(struct rn_config *c, const struct fixed *fx, const char *path
 	snprintf(n.bpf.pin_dir, sizeof(n.bpf.pin_dir), "%s", fx->pin_dir);
 	n.bpf.max_pods = fx->max_pods;
 	/* the sriov section names the VF resources: a change there is a
-	 * device plugin change too */
+	 * device plugin change too; so is an edit of the configFile the
+	 * section names, its JSON unchanged (rn_dp_server_stale) */
 	dp_changed = !(c->device_plugin ? n.device_plugin && json_equal(c->device_plugin,
 									  n.device_plugin)
 					: !n.device_plugin) ||
-		     !(c->sriov ? n.sriov && json_equal(c->sriov, n.sriov) : !n.sriov);
+		     !(c->sriov ? n.sriov && json_equal(c->sriov, n.sriov) : !n.sriov) ||
+		     (*dp && rn_dp_server_stale(*dp, &n));
 	rn_config_free(c);
 	*c = n;
 	rn_info("config %s: reloaded (%d master(s)%s, qos dscp %d/%d ecn %s, textfile every %ds)",

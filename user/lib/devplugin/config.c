@@ -204,6 +204,43 @@ int rn_dp_check_servable(const struct rn_config *c, struct rn_error *e)
 	return check_built(c, true, e);
 }
 
+int rn_dp_config_files(const char *text, char (*paths)[PATH_MAX], int max)
+{
+	json_t *root = json_loads(text, 0, NULL);
+	const char *file = json_string_value(json_object_get(json_object_get(root,
+									   "device_plugin"),
+							     "configFile"));
+	int n = 0;
+
+	if (file && file[0] && n < max)
+		snprintf(paths[n++], PATH_MAX, "%s", file);
+	json_decref(root);
+	return n;
+}
+
+static bool resource_same(const struct rn_dp_resource_config *a,
+			  const struct rn_dp_resource_config *b)
+{
+	/* parse_resource and add_vf_resources zero each one first: the
+	 * selectors' unused bytes are zero on both sides */
+	return !strcmp(a->prefix, b->prefix) && !strcmp(a->name, b->name) &&
+	       a->hca_max == b->hca_max && a->from_devices == b->from_devices &&
+	       a->provider == b->provider && !a->sriov == !b->sriov &&
+	       !memcmp(&a->selectors, &b->selectors, sizeof(a->selectors));
+}
+
+bool rn_dp_config_same(const struct rn_dp_config *a, const struct rn_dp_config *b)
+{
+	if (strcmp(a->kubelet_dir, b->kubelet_dir) || a->cdi != b->cdi ||
+	    strcmp(a->cdi_dir, b->cdi_dir) || a->periodic_s != b->periodic_s ||
+	    strcmp(a->config_file, b->config_file) || a->n_res != b->n_res)
+		return false;
+	for (int i = 0; i < a->n_res; i++)
+		if (!resource_same(&a->res[i], &b->res[i]))
+			return false;
+	return true;
+}
+
 void rn_dp_resource_fullname(const struct rn_dp_resource_config *rc, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s/%s", rc->prefix, rc->name);

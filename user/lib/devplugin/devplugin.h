@@ -87,6 +87,14 @@ int rn_dp_config_parse(json_t *section, struct rn_dp_config *out, struct rn_erro
  * rn_dp_config_free. */
 int rn_dp_config_build(const struct rn_config *c, struct rn_dp_config *out, struct rn_error *e);
 void rn_dp_config_free(struct rn_dp_config *dc);
+/* The files a config's text names as inputs of its device plugin section
+ * (configFile), into paths[0..max); how many. Text that is not JSON names
+ * none. The agent watches them as it watches the config itself. */
+int rn_dp_config_files(const char *text, char (*paths)[PATH_MAX], int max);
+/* Whether a and b give kubelet the same resources (every key of the
+ * device_plugin section, configFile's included; the VF resources' "sriov"
+ * entries are the caller's to compare). */
+bool rn_dp_config_same(const struct rn_dp_config *a, const struct rn_dp_config *b);
 /* Whether rdmanetd serves a device plugin: a device_plugin section, or a
  * "sriov" entry with a resourceName. */
 bool rn_dp_wanted(const struct rn_config *c);
@@ -221,6 +229,9 @@ struct rn_dp_server;
  * with e set when the config has no device_plugin resources or the thread
  * cannot start; the agent goes on either way. */
 struct rn_dp_server *rn_dp_start(const struct rn_config *c, struct rn_error *e);
+/* Whether what s serves is not what c says (its configFile edited, say):
+ * the server must be started again from c. */
+bool rn_dp_server_stale(const struct rn_dp_server *s, const struct rn_config *c);
 /* Stops serving and joins the thread; sockets are removed. */
 void rn_dp_stop(struct rn_dp_server *s);
 

@@ -337,6 +337,22 @@ fail:
 	return NULL;
 }
 
+bool rn_dp_server_stale(const struct rn_dp_server *srv, const struct rn_config *c)
+{
+	const struct dp_server *s = (const struct dp_server *)srv;
+	struct rn_dp_config *dc = malloc(sizeof(*dc));	/* ~400 KiB: not on a stack */
+	bool stale = true;
+
+	/* s->cfg is written before the plugin thread starts, only read after:
+	 * reading it here races nothing */
+	if (dc && !rn_dp_config_build(c, dc, NULL)) {
+		stale = !rn_dp_config_same(&s->cfg, dc);
+		rn_dp_config_free(dc);
+	}
+	free(dc);
+	return stale;
+}
+
 void rn_dp_stop(struct rn_dp_server *srv)
 {
 	struct dp_server *s = (struct dp_server *)srv;
