@@ -397,6 +397,29 @@ static void test_preferred(void **state)
 	rn_rdma_model_free(&m);
 }
 
+/* A list kubelet could not take (more than 4 MiB with both PFs' NUMA nodes)
+ * is refused, nothing advertised, with the limit and what would fit. */
+static void test_list_too_big(void **state)
+{
+	struct rn_rdma_model m = { 0 };
+	struct rn_dp_view v;
+
+	(void)state;
+	view_of(rn_fixture_sys("cx5_healthy"), "{\"deviceIDs\": [\"1017\"]}", 150000, &m, &v);
+	assert_true(v.refused);
+	assert_int_equal(v.n_units, 0);
+	assert_non_null(strstr(v.refused_why, "the device list of 150000 devices is "));
+	assert_non_null(strstr(v.refused_why, "more than kubelet takes in one message (4194304 "
+					      "bytes): at most 12"));
+	rn_dp_view_free(&v);
+	rn_rdma_model_free(&m);
+	view_of(rn_fixture_sys("cx5_healthy"), "{\"deviceIDs\": [\"1017\"]}", 100000, &m, &v);
+	assert_false(v.refused);
+	assert_int_equal(v.n_units, 100000);
+	rn_dp_view_free(&v);
+	rn_rdma_model_free(&m);
+}
+
 /* What the agent watches and when it restarts the plugin: the configFile a
  * config names, and whether two parses give kubelet the same resources. */
 static void test_config_inputs(void **state)
@@ -457,6 +480,7 @@ int main(void)
 		cmocka_unit_test(test_health_and_exclusive),
 		cmocka_unit_test(test_preferred),
 		cmocka_unit_test(test_config_inputs),
+		cmocka_unit_test(test_list_too_big),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "devplugin/deviceplugin_v1beta1.pb-c.h"
 #include "devplugin/devplugin.h"
 
 static struct rn_dp_config dc;
@@ -114,12 +115,130 @@ static void test_kubelet_dir_length(void **state)
 				      "socket allows"));
 }
 
+/* protobuf-c's own size of the list a view gives kubelet (as law.c builds it) */
+static size_t packed_size(const struct rn_dp_view *v)
+{
+	V1beta1__ListAndWatchResponse out = V1BETA1__LIST_AND_WATCH_RESPONSE__INIT;
+	V1beta1__Device *devs = calloc((size_t)v->n_units + 1, sizeof(*devs));
+	V1beta1__Device **devp = calloc((size_t)v->n_units + 1, sizeof(*devp));
+	V1beta1__TopologyInfo *topo = calloc((size_t)v->n_units + 1, sizeof(*topo));
+	V1beta1__NUMANode nodes[64], *nodep[64];
+	size_t n_nodes = 0, size;
+
+	for (int b = 0; b < 64; b++) {
+		v1beta1__numanode__init(&nodes[b]);
+		nodes[b].id = b;
+	}
+	for (int i = 0; i < v->n_units; i++) {
+		uint64_t numa = rn_dp_unit_numa(v, &v->units[i]);
+
+		v1beta1__device__init(&devs[i]);
+		devs[i].id = v->units[i].id;
+		devs[i].health = rn_dp_unit_healthy(v, &v->units[i]) ? "Healthy" : "Unhealthy";
+		if (numa) {
+			n_nodes = 0;	/* one node set for every unit of these views */
+			for (int b = 0; b < 64; b++)
+				if (numa >> b & 1)
+					nodep[n_nodes++] = &nodes[b];
+			v1beta1__topology_info__init(&topo[i]);
+			topo[i].n_nodes = n_nodes;
+			topo[i].nodes = nodep;
+			devs[i].topology = &topo[i];
+		}
+		devp[i] = &devs[i];
+	}
+	out.n_devices = (size_t)v->n_units;
+	out.devices = devp;
+	size = protobuf_c_message_get_packed_size(&out.base);
+	free(devs);
+	free(devp);
+	free(topo);
+	return size;
+}
+
+/* a shared view of n units over HCAs on the given NUMA nodes, healthy or not */
+static void shared_view(struct rn_dp_view *v, int n, const int *numa, int n_hcas, bool healthy)
+{
+	memset(v, 0, sizeof(*v));
+	v->n_hcas = n_hcas;
+	for (int h = 0; h < n_hcas; h++) {
+		v->hcas[h].numa = numa[h];
+		v->hcas[h].healthy = healthy;
+	}
+	v->units = calloc((size_t)n, sizeof(*v->units));
+	v->n_units = n;
+	for (int i = 0; i < n; i++) {
+		snprintf(v->units[i].id, sizeof(v->units[i].id), "shared-%d", i);
+		v->units[i].hcas = (1ull << n_hcas) - 1;
+	}
+}
+
+static void test_list_size(void **state)
+{
+	const int one[] = { -1 }, two[] = { 0, 1 }, far[] = { 3, 63 };
+	struct rn_dp_view v;
+	int fit;
+
+	(void)state;
+	/* the computed size is protobuf's, health, NUMA node 0 (left out as
+	 * the default) and others, IDs of every length up to 6 digits */
+	shared_view(&v, 1000, one, 1, true);
+	assert_int_equal(rn_dp_list_bytes(&v, &fit), packed_size(&v));
+	assert_int_equal(fit, 1000);
+	rn_dp_view_free(&v);
+	shared_view(&v, 1000, two, 2, false);
+	assert_int_equal(rn_dp_list_bytes(&v, &fit), packed_size(&v));
+	rn_dp_view_free(&v);
+	shared_view(&v, 150000, far, 2, true);
+	assert_int_equal(rn_dp_list_bytes(&v, &fit), packed_size(&v));
+	/* 150,000 devices on two NUMA nodes: more than 4 MiB */
+	assert_true(rn_dp_list_bytes(&v, &fit) > RN_DP_KUBELET_MSG_MAX);
+	assert_true(fit > 100000 && fit < 150000);
+	v.n_units = fit;
+	assert_true(packed_size(&v) <= RN_DP_KUBELET_MSG_MAX);
+	v.n_units = fit + 1;
+	assert_true(packed_size(&v) > RN_DP_KUBELET_MSG_MAX);
+	v.n_units = 150000;
+	rn_dp_view_free(&v);
+}
+
+static void test_hca_max_limit(void **state)
+{
+	json_error_t jerr;
+	json_t *j = json_loads("{\"configList\": [{\"resourceName\": \"a\", \"rdmaHcaMax\": "
+			       "200000, \"devices\": [\"x\"]}]}", 0, &jerr);
+	struct rn_error e = { 0 };
+	long long most = rn_dp_shared_units_fit(200000);
+	struct rn_dp_view v;
+	char want[160];
+
+	(void)state;
+	/* the most that fit at best: one more does not */
+	shared_view(&v, (int)most + 1, (const int[]){ -1 }, 1, true);
+	assert_true(rn_dp_list_bytes(&v, &(int){ 0 }) > RN_DP_KUBELET_MSG_MAX);
+	v.n_units = (int)most;
+	assert_true(rn_dp_list_bytes(&v, &(int){ 0 }) <= RN_DP_KUBELET_MSG_MAX);
+	v.n_units = (int)most + 1;
+	rn_dp_view_free(&v);
+	assert_int_equal(rn_dp_shared_units_fit(100000), 100000);
+
+	assert_int_equal(rn_dp_config_parse(j, &dc, &e), -EINVAL);
+	snprintf(want, sizeof(want), "rdmaHcaMax: 200000 devices do not fit in one ListAndWatch "
+		 "message (kubelet takes at most 4194304 bytes): at most %lld", most);
+	assert_non_null(strstr(e.msg, want));
+	json_decref(j);
+	parse_ok("{\"configList\": [{\"resourceName\": \"a\", \"rdmaHcaMax\": 100000, "
+		 "\"devices\": [\"x\"]}]}");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_socket_path_length),
 		cmocka_unit_test(test_socket_shared),
 		cmocka_unit_test(test_kubelet_dir_length),
+		cmocka_unit_test(test_list_size),
+		cmocka_unit_test(test_hca_max_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -63,6 +63,11 @@ static int parse_resource(json_t *r, struct rn_dp_resource_config *rc, const cha
 			       "(as the RDMA shared device plugin allows)", where, rc->name);
 	if (!rc->prefix[0])
 		snprintf(rc->prefix, sizeof(rc->prefix), "%s", RN_DP_DEFAULT_PREFIX);
+	if (rn_dp_shared_units_fit(rc->hca_max) < rc->hca_max)
+		return rn_fail(e, -EINVAL, "%s.rdmaHcaMax: %lld devices do not fit in one "
+			       "ListAndWatch message (kubelet takes at most %u bytes): at most %lld",
+			       where, rc->hca_max, RN_DP_KUBELET_MSG_MAX,
+			       rn_dp_shared_units_fit(rc->hca_max));
 	snprintf(sub, sizeof(sub), "%s.selectors", where);
 	if (rn_selectors_parse(sel, &rc->selectors, sub, e))
 		return -EINVAL;

@@ -45,6 +45,7 @@
 #define RN_DP_API_VERSION "v1beta1"
 #define RN_DP_NAME_LEN 64		/* resourceName; kubelet: a DNS-1123 label part */
 #define RN_DP_PREFIX_LEN 254		/* resourcePrefix: a DNS subdomain */
+#define RN_DP_KUBELET_MSG_MAX (4u << 20)	/* kubelet's gRPC client: max message received */
 
 /* Where a resource's kubelet devices come from. Shared: rdmaHcaMax units,
  * each standing for every selected HCA (a container gets them all).
@@ -173,6 +174,12 @@ int rn_dp_view_build(const struct rn_dp_resource_config *rc, const struct rn_rdm
 		     struct rn_dp_view *v, struct rn_error *e);
 void rn_dp_view_free(struct rn_dp_view *v);
 bool rn_dp_unit_healthy(const struct rn_dp_view *v, const struct rn_dp_unit *u);
+/* The bytes of v's ListAndWatch message; *fit: how many of its first
+ * devices fit in RN_DP_KUBELET_MSG_MAX. */
+size_t rn_dp_list_bytes(const struct rn_dp_view *v, int *fit);
+/* How many of rdmaHcaMax = max shared devices fit in one message at best
+ * (every one Healthy, no NUMA node): max, or fewer. */
+long long rn_dp_shared_units_fit(long long max);
 /* The NUMA nodes of a unit's HCAs as a bit mask (bit n: node n). */
 uint64_t rn_dp_unit_numa(const struct rn_dp_view *v, const struct rn_dp_unit *u);
 /* 1 if a and b would give kubelet different lists (IDs, health, NUMA). */

@@ -104,6 +104,9 @@ int rn_dp_provider_shared(const struct rn_dp_resource_config *rc, const struct r
 int rn_dp_view_build(const struct rn_dp_resource_config *rc, const struct rn_rdma_model *m,
 		     struct rn_dp_view *v, struct rn_error *e)
 {
+	size_t bytes;
+	int fit;
+
 	memset(v, 0, sizeof(*v));
 	rn_dp_resource_fullname(rc, v->resource, sizeof(v->resource));
 	if (m->netns_mode == RN_NETNS_EXCLUSIVE && !rc->provider) {
@@ -116,6 +119,17 @@ int rn_dp_view_build(const struct rn_dp_resource_config *rc, const struct rn_rdm
 	if ((rc->provider ? rc->provider : rn_dp_provider_shared)(rc, m, v, e)) {
 		rn_dp_view_free(v);
 		return e ? e->code : -EINVAL;
+	}
+	/* the list as it is now (health strings, NUMA nodes) must fit in what
+	 * kubelet takes, or the stream ends with nothing said */
+	bytes = rn_dp_list_bytes(v, &fit);
+	if (bytes > RN_DP_KUBELET_MSG_MAX) {
+		snprintf(v->refused_why, sizeof(v->refused_why), "the device list of %d devices is "
+			 "%zu bytes, more than kubelet takes in one message (%u bytes): at most %d "
+			 "devices here; no devices advertised (lower rdmaHcaMax)", v->n_units, bytes,
+			 RN_DP_KUBELET_MSG_MAX, fit);
+		rn_dp_view_free(v);
+		v->refused = true;
 	}
 	return 0;
 }
