@@ -105,6 +105,26 @@ RDMANET_CNI_LOG=info cni_run GC "$CNI_TMP/gc.json" "" "" ""
 check "  GC removes it once it is two minutes old" test "$CNI_RC" = 0 -a ! -e "$tmpf"
 check "  and says so" grep -q 'removed 1 temporary record file' "$CNI_ERR"
 
+# --- GC leaves the temporary record file of a running ADD alone -------------------------
+# (an ADD stopped for more than a minute between writing its final record
+# and renaming it: GC used to delete the file, and the ADD then failed, 109)
+cni_pod_up stmp >/dev/null
+check "ADD stopped between writing its final record and renaming it" \
+	add_stopped record-written c-stmp stmp
+tmpf=$(find "$CNI_STATE/faults" -name '.rec.*' -type f)
+touch -d '-2 min' "$tmpf"
+RDMANET_CNI_LOG=info cni_run GC "$CNI_TMP/gc.json" "" "" ""
+check "  GC, the file two minutes old, leaves it (and the attachment) to the ADD" \
+	test "$CNI_RC" = 0 -a -e "$tmpf" -a -e "$CNI_STATE/faults/c-stmp:net1"
+check "  and says why" grep -q "still running: temporary record files are left" "$CNI_ERR"
+kill -CONT "$STOPPED_PID"
+wait "$STOPPED_BG"
+check_eq "  the ADD then finishes (exit|complete record|temporary files)" \
+	"$?|$(jq .complete "$CNI_STATE/faults/c-stmp:net1")|$(find "$CNI_STATE/faults" -name '.rec.*' | wc -l)" \
+	"0|true|0"
+cni_run DEL "$CNI_TMP/net.json" c-stmp net1 /run/netns/"$CNI_PFX-stmp"
+cni_check_ok "  DEL c-stmp"
+
 # --- a record cut short still names its attachment ---------------------------------------
 # (a writer killed mid-write, or a final record whose content a crash lost:
 # it is not synced); GC goes by the file's name and releases what the

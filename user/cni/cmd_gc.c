@@ -6,7 +6,9 @@
  * failure does not stop the others; the first is reported. An attachment
  * whose ADD still runs (it holds the attachment's lock, record.h) is left
  * alone. The temporary files of record writes that a kill interrupted go
- * too. */
+ * too, once a minute old, but only while no ADD of this network runs: a
+ * temporary file does not name its attachment, and an ADD stopped (or
+ * stalled) between writing and renaming one would lose it. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +63,28 @@ static bool is_valid(const struct owner *valid, size_t n, const struct cni_recor
 
 static void collect(struct cni_req *r, const struct rn_config *cfg, struct rn_ipam *ipam,
 		    const struct cni_record *rec, int *collected);
+
+/* Attachments of this network whose ADD (or DEL) holds the lock now,
+ * valid or not: every temporary record file is written for a recorded
+ * attachment (record.h), under its lock. */
+static int running(struct cni_req *r, const struct cni_record *recs, int n)
+{
+	const char *dir = r->conf.state_dir;
+	int busy = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct rn_error e = { 0 };
+		int fd = cni_record_lock(dir, r->conf.name, recs[i].container_id, recs[i].ifname,
+					 false, &e);
+
+		if (fd == -EWOULDBLOCK)
+			busy++;
+		else if (fd >= 0)
+			cni_record_unlock(dir, r->conf.name, recs[i].container_id, recs[i].ifname,
+					  fd);
+	}
+	return busy;
+}
 
 /* An attachment whose ADD is still running holds its lock: it is left
  * alone, whatever its record says (an ADD waiting for the store has no
@@ -140,7 +164,7 @@ int cni_cmd_gc(struct cni_req *r)
 	struct rn_error e = { 0 };
 	struct rn_ipam *ipam = NULL;
 	struct rn_config cfg;
-	int n = 0, collected = 0, in_flight = 0, swept, rc = -1;
+	int n = 0, collected = 0, in_flight = 0, busy, swept, rc = -1;
 	size_t n_valid;
 
 	rn_config_defaults(&cfg);
@@ -151,9 +175,15 @@ int cni_cmd_gc(struct cni_req *r)
 		cni_fail_rn(&r->err, RN_CNI_ERR_STATE, &e, "stateDir");
 		goto out;
 	}
-	swept = cni_record_sweep_tmp(r->conf.state_dir, r->conf.name, CNI_RECORD_TMP_MAX_AGE_S,
-				     &e);
-	if (swept < 0)
+	/* an ADD that has stood still for a minute between writing and
+	 * renaming its record still holds its lock: its file stays */
+	busy = running(r, recs, n);
+	swept = busy ? 0 : cni_record_sweep_tmp(r->conf.state_dir, r->conf.name,
+						CNI_RECORD_TMP_MAX_AGE_S, &e);
+	if (busy)
+		rn_info("GC: %d attachments' ADD or DEL still running: temporary record files "
+			"are left for a later GC", busy);
+	else if (swept < 0)
 		rn_warn("GC: %s", e.msg);
 	else if (swept)
 		rn_info("GC: removed %d temporary record files of writes that never finished",
