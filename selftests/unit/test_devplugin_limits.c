@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "devplugin/deviceplugin_v1beta1.pb-c.h"
@@ -231,6 +232,77 @@ static void test_hca_max_limit(void **state)
 		 "\"devices\": [\"x\"]}]}");
 }
 
+/* CDI's AnnotationKey rule for the part after "cdi.k8s.io/" */
+static bool cdi_name_ok(const char *key)
+{
+	const char *n = key + strlen("cdi.k8s.io/");
+	size_t len = strlen(n);
+
+	if (strncmp(key, "cdi.k8s.io/", 11) || !len || len > 63)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		bool alnum = (n[i] >= 'a' && n[i] <= 'z') || (n[i] >= 'A' && n[i] <= 'Z') ||
+			     (n[i] >= '0' && n[i] <= '9');
+
+		if (!alnum && (i == 0 || i == len - 1 || !strchr("_.-", n[i])))
+			return false;
+	}
+	return true;
+}
+
+static void test_cdi_annotation_key(void **state)
+{
+	struct rn_dp_resource_config a = { .prefix = "rdma", .name = "hca_shared_devices_a" };
+	struct rn_dp_resource_config b = { .prefix = "spidernet.io", .name = "hca_shared_devices_a" };
+	char ka[128], kb[128], kl[128], kl2[128];
+
+	(void)state;
+	rn_dp_cdi_annotation_key(&a, ka, sizeof(ka));
+	assert_string_equal(ka, "cdi.k8s.io/rdmanet_rdma_hca_shared_devices_a");
+	/* the same name under two prefixes: two keys */
+	rn_dp_cdi_annotation_key(&b, kb, sizeof(kb));
+	assert_string_equal(kb, "cdi.k8s.io/rdmanet_spidernet.io_hca_shared_devices_a");
+	/* 56 characters and more (the old key's limit was 55): cut, hashed */
+	memset(a.name, 'x', 63);
+	a.name[63] = '\0';
+	memset(b.name, 'x', 63);
+	b.name[63] = '\0';
+	snprintf(b.prefix, sizeof(b.prefix), "rdma2");
+	rn_dp_cdi_annotation_key(&a, kl, sizeof(kl));
+	rn_dp_cdi_annotation_key(&b, kl2, sizeof(kl2));
+	assert_int_equal(strlen(kl), strlen("cdi.k8s.io/") + 63);
+	assert_true(cdi_name_ok(ka) && cdi_name_ok(kb) && cdi_name_ok(kl) && cdi_name_ok(kl2));
+	assert_memory_equal(kl, kl2, strlen("cdi.k8s.io/rdmanet_rdma"));
+	assert_string_not_equal(kl, kl2);
+	/* a name ending in a character CDI refuses at the end is not possible:
+	 * kubelet's rule (rn_dp_resource_name_check) ends it alphanumeric */
+	snprintf(a.name, sizeof(a.name), "a.b-c_d9");
+	rn_dp_cdi_annotation_key(&a, ka, sizeof(ka));
+	assert_true(cdi_name_ok(ka));
+}
+
+/* CDI requires at least one device: with none the spec is removed */
+static void test_cdi_no_devices(void **state)
+{
+	char dir[] = "/tmp/rn-cdi-XXXXXX", path[128];
+	struct rn_rdma_model m = { 0 };
+	struct rn_error e = { 0 };
+	struct rn_dp_view v = { 0 };
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/rdmanet.io-hca.json", dir);
+	f = fopen(path, "w");	/* an earlier run's spec */
+	fputs("{}", f);
+	fclose(f);
+	assert_int_equal(rn_dp_cdi_write(dir, &v, 1, &m, &e), 0);
+	assert_int_equal(access(path, F_OK), -1);
+	/* and none there: still fine */
+	assert_int_equal(rn_dp_cdi_write(dir, &v, 1, &m, &e), 0);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -239,6 +311,8 @@ int main(void)
 		cmocka_unit_test(test_kubelet_dir_length),
 		cmocka_unit_test(test_list_size),
 		cmocka_unit_test(test_hca_max_limit),
+		cmocka_unit_test(test_cdi_annotation_key),
+		cmocka_unit_test(test_cdi_no_devices),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -56,7 +56,7 @@ JSON
 	check_eq "Allocate: the CDI device" "$(jq -c '.containers[0].cdi' <<<"$al")" \
 		'["rdmanet.io/hca=rxe0"]'
 	check_eq "Allocate: the CDI annotation" \
-		"$(jq -r '.containers[0].annotations["cdi.k8s.io/rdmanet_rxe_shared"]' <<<"$al")" \
+		"$(jq -r '.containers[0].annotations["cdi.k8s.io/rdmanet_rdma_rxe_shared"]' <<<"$al")" \
 		"rdmanet.io/hca=rxe0"
 	check_eq "CDI spec: kind and device" \
 		"$(jq -c '[.kind, [.devices[].name]]' /var/run/cdi/rdmanet.io-hca.json)" \

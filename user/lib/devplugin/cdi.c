@@ -4,8 +4,11 @@
  * mlx5_0"), with its uverbs/umad/issm nodes and rdma_cm. Allocate returns
  * these names; a CDI-aware runtime (containerd, CRI-O, podman) injects
  * exactly those nodes. Written to a temporary file and renamed, so a
- * runtime never reads half a spec. */
+ * runtime never reads half a spec; with no HCA to name, the spec is
+ * removed instead (CDI requires at least one device: its validator, and
+ * with it every runtime's registry, refuses "devices": []). */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,6 +36,36 @@ static json_t *hca_device(const struct rn_rdma_model *m, const struct rn_dp_hca 
 			 nodes);
 }
 
+/* CDI's rule for the name after "cdi.k8s.io/" (its AnnotationKey): at most
+ * 63 characters, alphanumeric at both ends, [A-Za-z0-9_.-] between. The
+ * prefix (a DNS subdomain, no "_") and the name are joined by "_", so two
+ * resources never share a key; one too long keeps its first characters and
+ * ends with a hash of the whole resource name. */
+#define CDI_NAME_MAX 63
+
+static uint32_t fnv1a(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+void rn_dp_cdi_annotation_key(const struct rn_dp_resource_config *rc, char *buf, size_t size)
+{
+	char name[RN_DP_PREFIX_LEN + RN_DP_NAME_LEN + 16], full[RN_DP_PREFIX_LEN + RN_DP_NAME_LEN];
+	int n = snprintf(name, sizeof(name), "rdmanet_%s_%s", rc->prefix, rc->name);
+
+	if (n > CDI_NAME_MAX) {
+		rn_dp_resource_fullname(rc, full, sizeof(full));
+		/* 46 characters, "_", 8 hex digits: 63 */
+		snprintf(name + CDI_NAME_MAX - 9, sizeof(name) - (CDI_NAME_MAX - 9), "_%08x",
+			 fnv1a(full));
+	}
+	snprintf(buf, size, "cdi.k8s.io/%s", name);
+}
+
 int rn_dp_cdi_write(const char *cdi_dir, const struct rn_dp_view *views, int n_views,
 		    const struct rn_rdma_model *m, struct rn_error *e)
 {
@@ -52,9 +85,15 @@ int rn_dp_cdi_write(const char *cdi_dir, const struct rn_dp_view *views, int n_v
 			if (!dup)
 				json_array_append_new(devs, hca_device(m, &views[v].hcas[i]));
 		}
+	snprintf(path, sizeof(path), "%s/rdmanet.io-hca.json", cdi_dir);
+	if (!json_array_size(devs)) {
+		json_decref(devs);
+		if (unlink(path) && errno != ENOENT)
+			return rn_fail(e, -errno, "%s: %s", path, strerror(errno));
+		return 0;
+	}
 	spec = json_pack("{s:s, s:s, s:o}", "cdiVersion", "0.5.0", "kind", RN_CDI_KIND,
 			 "devices", devs);
-	snprintf(path, sizeof(path), "%s/rdmanet.io-hca.json", cdi_dir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	if (rn_mkdir_p(cdi_dir, 0755))
 		err = rn_fail(e, -errno, "%s: %s", cdi_dir, strerror(errno));

@@ -224,7 +224,13 @@ int rn_dp_preferred(const struct rn_dp_view *v, const char *const *avail, int n_
 
 #define RN_CDI_KIND "rdmanet.io/hca"
 /* Writes <cdi_dir>/rdmanet.io-hca.json: one CDI device per HCA of the
- * views, with its device nodes (and rdma_cm). Atomic (rename). */
+ * views, with its device nodes (and rdma_cm). Atomic (rename). No HCA:
+ * the spec is removed (CDI refuses a spec without devices). */
+/* The annotation key for runtimes older than the CRI CDI field:
+ * "cdi.k8s.io/rdmanet_<prefix>_<name>", within CDI's 63 characters (a
+ * longer one is cut and ends with a hash of the resource name): one per
+ * resource, valid for every resource name kubelet takes. */
+void rn_dp_cdi_annotation_key(const struct rn_dp_resource_config *rc, char *buf, size_t size);
 int rn_dp_cdi_write(const char *cdi_dir, const struct rn_dp_view *views, int n_views,
 		    const struct rn_rdma_model *m, struct rn_error *e);
 

@@ -126,9 +126,8 @@ static int container_answer(struct dp_res *r, struct container_mem *m)
 	}
 	cr->n_cdi_devices = (size_t)a->n_cdi;
 	cr->cdi_devices = m->cdip;
-	/* runtimes older than the CRI CDI field read the annotation
-	 * cdi.k8s.io/<plugin>_<id>; its name part allows [-._a-zA-Z0-9] */
-	snprintf(m->annot_key, sizeof(m->annot_key), "cdi.k8s.io/rdmanet_%s", r->rc.name);
+	/* runtimes older than the CRI CDI field read the annotation */
+	rn_dp_cdi_annotation_key(&r->rc, m->annot_key, sizeof(m->annot_key));
 	v1beta1__container_allocate_response__annotations_entry__init(&m->ann);
 	m->ann.key = m->annot_key;
 	m->ann.value = m->annot_val;

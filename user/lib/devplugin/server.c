@@ -74,7 +74,8 @@ void dp_reload(struct dp_server *s)
 {
 	struct rn_rdma_model m = { 0 };
 	struct rn_error e = { 0 };
-	bool changed = false;
+	/* the first model: the spec on disk may be an earlier run's */
+	bool changed = !s->have_model;
 
 	/* sysfs is enough for what kubelet hears (port state, netdev,
 	 * chardevs, PCI) and is cheap; verbs would open every device */
