@@ -77,8 +77,16 @@ dp_mark
 echo "1: DOWN" >"$PF1/infiniband/mlx5_1/ports/1/state"
 check "$G: Unhealthy when mlx5_1's port is DOWN" \
 	dp_wait ".event == \"list\" and .resource == \"$G\" and .healthy == 0"
-check "$A: Unhealthy too (a container gets every HCA of it)" \
-	dp_wait ".event == \"list\" and .resource == \"$A\" and .healthy == 0"
+# A has two HCAs and healthyWhen anyHca (the default): mlx5_0 still serves
+res=$(rn_ctl --config "$RN_TMP/config.json" resources -j)
+check_eq "$A: still 4 healthy, mlx5_1 shown down (rdmanetctl resources)" \
+	"$(jq -c ".[] | select(.resource == \"$A\") | [.healthy, .healthy_when, [.hcas[] | [.name, .healthy, .why]]]" <<<"$res")" \
+	'[4,"anyHca",[["mlx5_0",true,""],["mlx5_1",false,"mlx5_1 port 1 DOWN"]]]'
+check "rdmanetctl resources: the policy in words" \
+	grep -q "^    healthy when any HCA is (healthyWhen anyHca)" \
+	<(rn_ctl --config "$RN_TMP/config.json" resources)
+check_eq "$A: kubelet never told it is Unhealthy" \
+	"$(dp_lines | jq -c "select(.event == \"list\" and .resource == \"$A\" and .healthy < 4)" | wc -l)" 0
 dp_mark
 echo "4: ACTIVE" >"$PF1/infiniband/mlx5_1/ports/1/state"
 check "$G: Healthy again" dp_wait ".event == \"list\" and .resource == \"$G\" and .healthy == 3"

@@ -212,6 +212,8 @@ static void test_config_errors(void **state)
 	expect_error("[]", "device_plugin: expected an object");
 	expect_error("{\"kubelet_dir\": \"relative\"}", "kubelet_dir: must be an absolute path");
 	expect_error("{\"cdi\": \"yes\"}", "device_plugin.cdi");
+	expect_error("{\"configList\": [{\"resourceName\": \"a\", \"healthyWhen\": \"some\", "
+		     "\"devices\": [\"x\"]}]}", "device_plugin.configList[0].healthyWhen");
 	expect_error("{\"configList\": [{\"resourceName\": \"a\", \"selectors\": "
 		     "{\"ifNames\": [\"x\"]}, \"rdmaHcaMaxx\": 1}]}",
 		     "configList[0]: unknown key \"rdmaHcaMaxx\"");
@@ -360,6 +362,26 @@ static void test_health_and_exclusive(void **state)
 	assert_true(v.hcas[0].healthy);
 	assert_false(v.hcas[1].healthy);
 	assert_string_equal(v.hcas[1].why, "mlx5_1 port 1 DOWN");
+	/* healthyWhen "anyHca" (the default): one down port of two leaves
+	 * every unit Healthy (mlx5_0 serves) */
+	assert_false(v.healthy_every);
+	for (int i = 0; i < v.n_units; i++)
+		assert_true(rn_dp_unit_healthy(&v, &v.units[i]));
+	/* "everyHca": one down port, every unit Unhealthy */
+	v.healthy_every = true;
+	assert_false(rn_dp_unit_healthy(&v, &v.units[0]));
+	/* and with every HCA down, "anyHca" is Unhealthy too */
+	v.healthy_every = false;
+	v.hcas[0].healthy = false;
+	assert_false(rn_dp_unit_healthy(&v, &v.units[0]));
+	rn_dp_view_free(&v);
+	rn_rdma_model_free(&m);
+	parse_ok("{\"configList\": [{\"resourceName\": \"r\", \"healthyWhen\": \"everyHca\", "
+		 "\"selectors\": {\"deviceIDs\": [\"1017\"]}}]}");
+	assert_true(dc.res[0].healthy_every);
+	load(&m, rn_fixture_sys("port_down"));
+	assert_int_equal(rn_dp_view_build(&dc.res[0], &m, &v, &e), 0);
+	assert_true(v.healthy_every);
 	assert_false(rn_dp_unit_healthy(&v, &v.units[0]));
 	rn_dp_view_free(&v);
 	rn_rdma_model_free(&m);

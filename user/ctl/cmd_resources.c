@@ -4,7 +4,9 @@
  * The device plugin's resources as kubelet would see them now: each
  * configured resource, its devices (count and health), their NUMA nodes,
  * the HCAs behind them with port, netdev and why one is unhealthy, and
- * whether its socket is there (rdmanetd serving it); for a VF resource
+ * whether its socket is there (rdmanetd serving it), for a shared resource
+ * when its devices are Healthy (healthyWhen: any HCA up, or every one);
+ * for a VF resource
  * (the "sriov" section) each VF: PCI address, RDMA device, netdev, NUMA
  * node, health and why not (held by which pod, zero GUID, PF down). Read
  * from the config, the RDMA model and the VF holds, so it works with or
@@ -25,6 +27,11 @@ static int healthy_units(const struct rn_dp_view *v)
 	for (int i = 0; i < v->n_units; i++)
 		n += rn_dp_unit_healthy(v, &v->units[i]);
 	return n;
+}
+
+static const char *healthy_when(const struct rn_dp_resource_config *rc)
+{
+	return rc->healthy_every ? "everyHca" : "anyHca";
 }
 
 static json_t *numa_json(uint64_t mask)
@@ -137,16 +144,21 @@ int cmd_resources(struct ctl *ctl, int argc, char **argv)
 					v->hcas[h].netdev, "numa", v->hcas[h].numa, "healthy",
 					v->hcas[h].healthy, "why", v->hcas[h].why));
 			json_array_append_new(out, json_pack(
-				"{s:s, s:s, s:i, s:i, s:o, s:o, s:o, s:b, s:b, s:s}", "resource",
-				v->resource, "kind", dc->res[i].sriov ? "sriov" : "shared",
+				"{s:s, s:s, s:i, s:i, s:o, s:o, s:o, s:b, s:b, s:s, s:s?}",
+				"resource", v->resource, "kind", dc->res[i].sriov ? "sriov" : "shared",
 				"devices", v->n_units, "healthy", healthy_units(v), "numa",
 				numa_json(numa), "hcas", hcas, "vfs", vfs_json(v), "serving", up,
-				"refused", v->refused, "refused_why", v->refused_why));
+				"refused", v->refused, "refused_why", v->refused_why,
+				"healthy_when", dc->res[i].sriov ? NULL : healthy_when(&dc->res[i])));
 			continue;
 		}
 		numa_text(numa, nbuf, sizeof(nbuf));
 		printf("%s: %d devices, %d healthy, numa %s, %s\n", v->resource, v->n_units,
 		       healthy_units(v), nbuf, up ? "serving" : "no socket");
+		if (!dc->res[i].sriov && v->n_hcas > 1)
+			printf("    healthy when %s HCA is (healthyWhen %s)\n",
+			       dc->res[i].healthy_every ? "every" : "any",
+			       healthy_when(&dc->res[i]));
 		if (v->refused)
 			printf("    refused: %s\n", v->refused_why);
 		if (dc->res[i].sriov && !v->n_vfs && !v->refused)

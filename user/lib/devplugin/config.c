@@ -40,7 +40,9 @@ static int parse_resource(json_t *r, struct rn_dp_resource_config *rc, const cha
 			  struct rn_error *e)
 {
 	static const char *const keys[] = { "resourceName", "resourcePrefix", "rdmaHcaMax",
-					    "selectors", "devices", NULL };
+					    "selectors", "devices", "healthyWhen", NULL };
+	static const char *const healthy_when[] = { "anyHca", "everyHca" };
+	int when = 0;
 	char sub[160], full[RN_DP_PREFIX_LEN + RN_DP_NAME_LEN];
 	json_t *sel, *dev;
 
@@ -54,8 +56,10 @@ static int parse_resource(json_t *r, struct rn_dp_resource_config *rc, const cha
 	    rn_json_string(r, "resourcePrefix", rc->prefix, sizeof(rc->prefix), where, e) ||
 	    rn_json_int(r, "rdmaHcaMax", 0, 1000000, &rc->hca_max, where, e) ||
 	    rn_json_typed(r, "selectors", JSON_OBJECT, &sel, where, e) ||
-	    rn_json_typed(r, "devices", JSON_ARRAY, &dev, where, e))
+	    rn_json_typed(r, "devices", JSON_ARRAY, &dev, where, e) ||
+	    rn_json_enum(r, "healthyWhen", healthy_when, 2, &when, where, e))
 		return -EINVAL;
+	rc->healthy_every = when == 1;
 	if (!json_object_get(r, "resourceName"))
 		return rn_fail(e, -EINVAL, "%s.resourceName: missing", where);
 	if (!plugin_name_ok(rc->name))
@@ -230,6 +234,7 @@ static bool resource_same(const struct rn_dp_resource_config *a,
 	 * selectors' unused bytes are zero on both sides */
 	return !strcmp(a->prefix, b->prefix) && !strcmp(a->name, b->name) &&
 	       a->hca_max == b->hca_max && a->from_devices == b->from_devices &&
+	       a->healthy_every == b->healthy_every &&
 	       a->provider == b->provider && !a->sriov == !b->sriov &&
 	       !memcmp(&a->selectors, &b->selectors, sizeof(a->selectors));
 }

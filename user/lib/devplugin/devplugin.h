@@ -62,6 +62,11 @@ struct rn_dp_resource_config {
 	long long hca_max;		/* rdmaHcaMax: the units advertised */
 	struct rn_rdma_selectors selectors;
 	bool from_devices;		/* legacy "devices" gave the ifNames */
+	/* "healthyWhen" (rdmanet's own key): a shared unit is Healthy while
+	 * any of its HCAs is ("anyHca", the default: one down port of a
+	 * multi-HCA resource leaves the rest usable), or only while every one
+	 * is ("everyHca": jobs that need every rail) */
+	bool healthy_every;
 	rn_dp_provider_fn provider;	/* NULL: shared (rn_dp_provider_shared) */
 	/* SR-IOV resources: the "sriov" section (owned by the rn_dp_config
 	 * this came from) whose entries with this prefix/name give the VFs */
@@ -154,6 +159,7 @@ struct rn_dp_view {
 	struct rn_dp_hca *vfs;		/* SR-IOV: one per VF (no 64 limit), units[i].vf */
 	int n_vfs;
 	bool vf_rdma;			/* isRdma: Allocate gives the VFs' RDMA nodes */
+	bool healthy_every;		/* the resource's healthyWhen: "everyHca" */
 };
 
 /* The shared provider: selected HCAs, rdmaHcaMax units over all of them. */
@@ -173,6 +179,8 @@ int rn_dp_provider_sriov(const struct rn_dp_resource_config *rc, const struct rn
 int rn_dp_view_build(const struct rn_dp_resource_config *rc, const struct rn_rdma_model *m,
 		     struct rn_dp_view *v, struct rn_error *e);
 void rn_dp_view_free(struct rn_dp_view *v);
+/* A VF unit: its VF's health. A shared unit: any of its HCAs healthy, or
+ * every one with healthyWhen "everyHca"; no HCA: unhealthy. */
 bool rn_dp_unit_healthy(const struct rn_dp_view *v, const struct rn_dp_unit *u);
 /* The bytes of v's ListAndWatch message; *fit: how many of its first
  * devices fit in RN_DP_KUBELET_MSG_MAX. */

@@ -109,6 +109,7 @@ int rn_dp_view_build(const struct rn_dp_resource_config *rc, const struct rn_rdm
 
 	memset(v, 0, sizeof(*v));
 	rn_dp_resource_fullname(rc, v->resource, sizeof(v->resource));
+	v->healthy_every = rc->healthy_every;
 	if (m->netns_mode == RN_NETNS_EXCLUSIVE && !rc->provider) {
 		v->refused = true;
 		snprintf(v->refused_why, sizeof(v->refused_why),
@@ -150,10 +151,13 @@ bool rn_dp_unit_healthy(const struct rn_dp_view *v, const struct rn_dp_unit *u)
 		return u->vf->healthy;
 	if (!u->hcas)
 		return false;
-	for (int i = 0; i < v->n_hcas; i++)
-		if ((u->hcas >> i & 1) && !v->hcas[i].healthy)
-			return false;
-	return true;
+	for (int i = 0; i < v->n_hcas; i++) {
+		if (!(u->hcas >> i & 1))
+			continue;
+		if (v->hcas[i].healthy != v->healthy_every)
+			return !v->healthy_every;	/* every: one down; any: one up */
+	}
+	return v->healthy_every;
 }
 
 uint64_t rn_dp_unit_numa(const struct rn_dp_view *v, const struct rn_dp_unit *u)
