@@ -36,27 +36,44 @@ static __always_inline void rn_count_refused(__u32 slot, int reason, int cls, __
 		r->malformed[mal] += segs;
 }
 
+/* The slot of this interface's pod, by (netns cookie, ifindex). */
+static __always_inline int rn_pod_of_dev(struct __sk_buff *skb, __u32 *slot, __u64 *key_bits)
+{
+	__u64 cookie = bpf_get_netns_cookie(skb);
+	__u32 ifindex = skb->ifindex, idx = rn_pod_dev_bucket(cookie, ifindex) * RN_POD_DEV_WAYS;
+
+#pragma unroll
+	for (int way = 0; way < RN_POD_DEV_WAYS; way++) {
+		__u32 i = idx + way;
+		struct rn_pod_dev *d = bpf_map_lookup_elem(&rn_pod_dev_v1, &i);
+
+		if (d && d->netns_cookie == cookie && d->ifindex == ifindex) {
+			*slot = *(volatile __u32 *)&d->slot;
+			*key_bits = d->key_bits;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 SEC("tc")
 int rn_pod_egress(struct __sk_buff *skb)
 {
-	struct rn_pod_dev_key k = { .netns_cookie = bpf_get_netns_cookie(skb),
-				    .ifindex = skb->ifindex };
-	struct rn_pod_dev *dev = bpf_map_lookup_elem(&rn_pod_dev_v1, &k);
 	struct rn_master *m;
 	struct rn_pod *pod;
 	struct rn_pkt p;
 	void *data, *data_end;
 	__u32 slot, mslot;
+	__u64 key_bits;
 	int cls, reason;
 
 	RN_VARIANT_MARK();
 
-	if (!dev)
+	if (!rn_pod_of_dev(skb, &slot, &key_bits))
 		return RN_TC_ACT_OK;
-	slot = dev->slot;
 	pod = bpf_map_lookup_elem(&rn_pod_info_v1, &slot);
 	/* the slot still this pod's (rn_pod_slot_is in pod_lookup.h) */
-	if (!pod || *(__u64 *)pod != dev->key_bits)
+	if (!pod || *(__u64 *)pod != key_bits)
 		return RN_TC_ACT_OK;
 	mslot = pod->master;
 	m = bpf_map_lookup_elem(&rn_masters_v1, &mslot);

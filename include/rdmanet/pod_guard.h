@@ -12,21 +12,33 @@
 #include "traffic.h"
 
 /* Which pod an interface is: its netns (the cookie the kernel gives every
- * netns, SO_NETNS_COOKIE / bpf_get_netns_cookie) and its ifindex there.
- * ifindexes alone repeat from one netns to the next. */
-struct rn_pod_dev_key {
-	__u64 netns_cookie;
-	__u32 ifindex;
-	__u32 pad;
-};
+ * netns, SO_NETNS_COOKIE / bpf_get_netns_cookie; never 0, never reused)
+ * and its ifindex there (ifindexes alone repeat from one netns to the
+ * next). The table is an array of RN_POD_DEV_BUCKETS buckets of
+ * RN_POD_DEV_WAYS entries, like the pod index (pod_index.h) and for the
+ * same reason: a BPF hash lookup here cost about 30 ns per packet. An
+ * entry is free while its netns_cookie is 0; writers (the CNI plugin,
+ * under the registry lock) fill only free entries and clear one by zeroing
+ * it whole. A reader racing a write may see a torn entry: the slot is
+ * trusted only while its pod info still starts with key_bits. */
+#define RN_POD_DEV_BITS 12
+#define RN_POD_DEV_BUCKETS (1u << RN_POD_DEV_BITS)
+#define RN_POD_DEV_WAYS 4
 
 struct rn_pod_dev {
-	/* the pod's struct rn_pod_key as 8 bytes: the slot is trusted only
-	 * while its pod info still names this MAC on this master */
-	__u64 key_bits;
+	__u64 netns_cookie;
+	__u32 ifindex;
 	__u32 slot;
-	__u32 pad;
+	/* the pod's struct rn_pod_key as 8 bytes */
+	__u64 key_bits;
 };
+
+static inline __u32 rn_pod_dev_bucket(__u64 netns_cookie, __u32 ifindex)
+{
+	__u64 k = netns_cookie ^ ((__u64)ifindex << 40);
+
+	return (__u32)((k * 0x9E3779B97F4A7C15ULL) >> (64 - RN_POD_DEV_BITS));
+}
 
 /* Why the per-pod program refused a frame. Counted in monitor and
  * enforce; in enforce the frame is dropped. */

@@ -17,16 +17,24 @@
  * from the Not-ECT frame, so every run marks ("tc_fresh"), and again with
  * the skb flagged GSO (10 segments of 1400: "tc_fresh_gso"). The empty
  * program is measured the same way in the same round. BPF_PROG_TEST_RUN
- * builds only linear skbs, so a non-linear skb cannot be measured here. */
+ * builds only linear skbs, so a non-linear skb cannot be measured here.
+ *
+ * The per-pod program (pod_egress.bpf.c) runs on the pod's own interface,
+ * before the master's egress: "pod_added" is its cost over the empty tc
+ * program, on the same frame from the pod, in enforce (null where the
+ * kernel refuses it). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <linux/bpf.h>
 
 #include "dp_env.h"
 #include "fixture.h"
+#include "pod_egress.skel.h"
 #include "tc_egress.skel.h"
 #include "xdp_rx.skel.h"
 
@@ -105,7 +113,32 @@ static struct spread spread_of(double *v, int n)
 	return s;
 }
 
-enum { XE, XR, TE, TR, FE, FR, GE, GR, NV };
+enum { XE, XR, TE, TR, FE, FR, GE, GR, PR, NV };
+
+/* The per-pod program, its test runs' interface (loopback of this netns)
+ * mapped to FX_POD; -1 where the kernel refuses it. */
+static int pod_prog(struct pod_egress **skel, struct dp_env *env)
+{
+	struct rn_pod_dev d = { .ifindex = 1, .slot = FX_POD };
+	socklen_t clen = sizeof(d.netns_cookie);
+	int sock = socket(AF_INET, SOCK_DGRAM, 0), ok;
+	__u32 slot = FX_POD, at;
+	struct rn_pod pod;
+
+	ok = sock >= 0 && !getsockopt(sock, SOL_SOCKET, 71 /* SO_NETNS_COOKIE */,
+				      &d.netns_cookie, &clen);
+	if (sock >= 0)
+		close(sock);
+	*skel = ok ? pod_egress__open() : NULL;
+	if (!*skel || dp_env_share(env, (*skel)->obj) || pod_egress__load(*skel) ||
+	    bpf_map_lookup_elem(env->m.pod_info, &slot, &pod))
+		return -1;
+	memcpy(&d.key_bits, &pod, sizeof(d.key_bits));
+	at = rn_pod_dev_bucket(d.netns_cookie, 1) * RN_POD_DEV_WAYS;
+	if (bpf_map_update_elem(bpf_map__fd((*skel)->maps.rn_pod_dev_v1), &at, &d, BPF_ANY))
+		return -1;
+	return bpf_program__fd((*skel)->progs.rn_pod_egress);
+}
 
 int main(int argc, char **argv)
 {
@@ -113,6 +146,7 @@ int main(int argc, char **argv)
 	struct dp_env env;
 	struct xdp_rx *xdp;
 	struct tc_egress *tc;
+	struct pod_egress *pod = NULL;
 	uint8_t rx_frame[512], tx_frame[512];
 	struct frame_layout lo;
 	struct frame_spec rx = { .dst_mac = fx_pod_mac, .src_mac = fx_peer_mac, .family = 4,
@@ -122,8 +156,9 @@ int main(int argc, char **argv)
 				 .saddr = "10.0.0.2", .daddr = "10.0.0.100", .l4 = FR_ROCE,
 				 .payload = 256 };
 	__u32 rx_len, tx_len;
-	int xdp_empty, tc_empty, xfd, tfd;
-	double *v[NV], *xa, *ta, *fa, *ga;
+	int xdp_empty, tc_empty, xfd, tfd, pfd;
+	double *v[NV], *xa, *ta, *fa, *ga, *pa;
+	char pod_json[160] = "\"pod_added_ns\": null";
 
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--repeat"))
@@ -153,6 +188,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dp_prog_cost: cannot load empty programs: %s\n", strerror(errno));
 		return 1;
 	}
+	pfd = pod_prog(&pod, &env);
 	xfd = bpf_program__fd(xdp->progs.rn_xdp_rx);
 	tfd = bpf_program__fd(tc->progs.rn_tc_egress);
 	rx_len = (__u32)frame_build(&rx, rx_frame, sizeof(rx_frame), &lo);
@@ -164,6 +200,7 @@ int main(int argc, char **argv)
 	ta = calloc((size_t)rounds, sizeof(double));
 	fa = calloc((size_t)rounds, sizeof(double));
 	ga = calloc((size_t)rounds, sizeof(double));
+	pa = calloc((size_t)rounds, sizeof(double));
 	for (int r = 0; r < rounds; r++) {
 		v[XE][r] = run(xdp_empty, rx_frame, rx_len, repeat);
 		v[XR][r] = run(xfd, rx_frame, rx_len, repeat);
@@ -173,6 +210,7 @@ int main(int argc, char **argv)
 		v[FR][r] = run_fresh(tfd, tx_frame, tx_len, calls, 0, &tos_fresh);
 		v[GE][r] = run_fresh(tc_empty, tx_frame, tx_len, calls, 10, &tos_empty);
 		v[GR][r] = run_fresh(tfd, tx_frame, tx_len, calls, 10, &tos_gso);
+		v[PR][r] = pfd < 0 ? 0 : run(pfd, tx_frame, tx_len, repeat);
 		for (int k = 0; k < NV; k++)
 			if (v[k][r] < 0) {
 				fprintf(stderr, "dp_prog_cost: test run failed: %s\n", strerror(errno));
@@ -182,6 +220,7 @@ int main(int argc, char **argv)
 		ta[r] = v[TR][r] - v[TE][r];
 		fa[r] = v[FR][r] - v[FE][r];
 		ga[r] = v[GR][r] - v[GE][r];
+		pa[r] = v[PR][r] - v[TE][r];
 	}
 	/* every fresh run must have marked: DSCP 26, ECT(0) */
 	if (tos_fresh != (26 << 2 | 2) || tos_gso != (26 << 2 | 2)) {
@@ -191,6 +230,12 @@ int main(int argc, char **argv)
 	}
 	struct spread x = spread_of(xa, rounds), t = spread_of(ta, rounds);
 	struct spread f = spread_of(fa, rounds), g = spread_of(ga, rounds);
+	struct spread pd = spread_of(pa, rounds);
+
+	if (pfd >= 0)
+		snprintf(pod_json, sizeof(pod_json), "\"pod_egress_ns\": %.1f, \"pod_added_ns\": "
+			 "%.1f, \"pod_added_min_ns\": %.1f, \"pod_added_max_ns\": %.1f",
+			 median(v[PR], rounds), pd.median, pd.min, pd.max);
 
 	printf("{\"repeat\": %d, \"rounds\": %d, \"calls\": %d, "
 	       "\"frame\": \"RoCEv2 IPv4 %u bytes, Not-ECT, registered pod, enforce\", "
@@ -202,12 +247,13 @@ int main(int argc, char **argv)
 	       "\"tc_fresh_added_min_ns\": %.1f, \"tc_fresh_added_max_ns\": %.1f, "
 	       "\"tc_fresh_gso_empty_ns\": %.1f, \"tc_fresh_gso_ns\": %.1f, "
 	       "\"tc_fresh_gso_added_ns\": %.1f, \"tc_fresh_gso_added_min_ns\": %.1f, "
-	       "\"tc_fresh_gso_added_max_ns\": %.1f}\n",
+	       "\"tc_fresh_gso_added_max_ns\": %.1f, %s}\n",
 	       repeat, rounds, calls, rx_len,
 	       median(v[XE], rounds), median(v[XR], rounds), x.median, x.min, x.max,
 	       median(v[TE], rounds), median(v[TR], rounds), t.median, t.min, t.max,
 	       median(v[FE], rounds), median(v[FR], rounds), f.median, f.min, f.max,
-	       median(v[GE], rounds), median(v[GR], rounds), g.median, g.min, g.max);
+	       median(v[GE], rounds), median(v[GR], rounds), g.median, g.min, g.max, pod_json);
+	pod_egress__destroy(pod);
 	xdp_rx__destroy(xdp);
 	tc_egress__destroy(tc);
 	dp_env_close(&env);

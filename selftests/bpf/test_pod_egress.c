@@ -160,17 +160,17 @@ static size_t build(const struct pfx *fx, uint8_t *buf, size_t size)
 
 static int map_dev(int dev_fd, const struct dp_env *env, __u64 cookie, int on)
 {
-	struct rn_pod_dev_key k = { .netns_cookie = cookie, .ifindex = 1 };
-	struct rn_pod_dev v = { .slot = FX_POD };
+	struct rn_pod_dev v = { .netns_cookie = cookie, .ifindex = 1, .slot = FX_POD };
+	__u32 at = rn_pod_dev_bucket(cookie, 1) * RN_POD_DEV_WAYS, slot = FX_POD;
 	struct rn_pod pod;
-	__u32 slot = FX_POD;
 
 	if (!on)
-		return bpf_map_delete_elem(dev_fd, &k) && errno != ENOENT;
-	if (bpf_map_lookup_elem(env->m.pod_info, &slot, &pod))
+		memset(&v, 0, sizeof(v));
+	else if (bpf_map_lookup_elem(env->m.pod_info, &slot, &pod))
 		return -1;
-	memcpy(&v.key_bits, &pod, sizeof(v.key_bits));
-	return bpf_map_update_elem(dev_fd, &k, &v, BPF_ANY);
+	else
+		memcpy(&v.key_bits, &pod, sizeof(v.key_bits));
+	return bpf_map_update_elem(dev_fd, &at, &v, BPF_ANY);
 }
 
 static void run(struct dp_env *env, int dev_fd, int rsn_fd, __u64 cookie, const struct pfx *fx,

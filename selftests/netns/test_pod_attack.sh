@@ -150,9 +150,13 @@ for fam in "$B4" "$B6"; do
 		"$(( $(pstat a .tx.roce.packets) - tx0 ))/$(( $(pstat b .rx.roce.packets) - rx0 ))" "15/15"
 done
 
+dev_entries_a() {
+	bpftool -j map dump pinned "$CNI_PIN/rn_pod_dev_v1" |
+		jq "[.[] | select(.formatted.value.netns_cookie != 0 and .formatted.value.slot == $SLOT_A)] | length"
+}
+check_eq "A's (netns, ifindex) entry is there before DEL" "$(dev_entries_a)" 1
 cni_run DEL "$CNI_TMP/rail.json" c-a net1 "/run/netns/$CNI_PFX-a"
 cni_check_ok "DEL pod A"
 check "DEL unpinned its link" test ! -e "$CNI_PIN/links/pod_$SLOT_A"
-check_eq "DEL removed its (netns, ifindex) entry" \
-	"$(bpftool -j map dump pinned "$CNI_PIN/rn_pod_dev_v1" | jq "[.[] | select(.formatted.value.slot == $SLOT_A)] | length")" 0
+check_eq "DEL removed its (netns, ifindex) entry" "$(dev_entries_a)" 0
 tap_done

@@ -45,7 +45,7 @@ void rn_maps_size_like_pins(struct bpf_object *obj, const char *pin_dir, unsigne
 			want = max_pods * 2;
 		else if (!strcmp(name, "rn_pods_v1") || !strcmp(name, "rn_pod_info_v1") ||
 			 !strcmp(name, "rn_pod_ctr_v1") || !strcmp(name, "rn_pod_meta_v1") ||
-			 !strcmp(name, "rn_pod_dev_v1") || !strcmp(name, "rn_pod_rsn_v1"))
+			 !strcmp(name, "rn_pod_rsn_v1"))
 			want = max_pods;
 		else
 			continue;

@@ -3,6 +3,7 @@
  * netlink, no libbpf. */
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -162,35 +163,68 @@ static int set_guarded(const struct rn_maps *m, __u32 slot, bool on)
 	return rn_bpf_map_update(m->pod_info, &slot, &pod, BPF_EXIST);
 }
 
+/* Writes (cookie, ifindex) -> slot into its bucket: over its own entry if
+ * there (a DEL that never finished), else into a free way. *at: where. */
+static int dev_entry_put(int dev_fd, const struct rn_pod_dev *v, __u32 *at)
+{
+	__u32 first = rn_pod_dev_bucket(v->netns_cookie, v->ifindex) * RN_POD_DEV_WAYS;
+	__u32 free_at = UINT32_MAX;
+	struct rn_pod_dev cur;
+	int rc;
+
+	for (__u32 i = first; i < first + RN_POD_DEV_WAYS; i++) {
+		rc = rn_bpf_map_lookup(dev_fd, &i, &cur);
+		if (rc)
+			return rc;
+		if (cur.netns_cookie == v->netns_cookie && cur.ifindex == v->ifindex) {
+			free_at = i;
+			break;
+		}
+		if (!cur.netns_cookie && free_at == UINT32_MAX)
+			free_at = i;
+	}
+	if (free_at == UINT32_MAX)
+		return -ENOSPC;
+	*at = free_at;
+	return rn_bpf_map_update(dev_fd, at, v, BPF_ANY);
+}
+
+/* Zeroes every entry naming slot (read in batches: the table is large). */
 static int dev_entries_drop(int dev_fd, __u32 slot)
 {
-	struct rn_pod_dev_key k, next, *prev = NULL;
-	struct rn_pod_dev v;
-	int rc = 0;
+	enum { CHUNK = 1024 };
+	static struct rn_pod_dev vals[CHUNK];
+	static __u32 keys[CHUNK];
+	const struct rn_pod_dev zero = { 0 };
+	__u32 batch = 0, count;
+	bool first = true;
+	int rc = 0, err;
 
-	while (!rn_bpf_map_next_key(dev_fd, prev, &next)) {
-		k = next;
-		prev = &k;
-		if (rn_bpf_map_lookup(dev_fd, &k, &v) || v.slot != slot)
-			continue;
-		/* the walk goes on from a deleted key: the next call then
-		 * starts over, and the entry is gone, so it ends */
-		if (rn_bpf_map_delete(dev_fd, &k) && errno != ENOENT)
-			rc = -errno;
-		prev = NULL;
-	}
+	do {
+		count = CHUNK;
+		err = rn_bpf_map_lookup_batch(dev_fd, first ? NULL : &batch, &batch, keys, vals,
+					      &count);
+		if (err && err != -ENOENT)
+			return err;
+		first = false;
+		for (__u32 i = 0; i < count; i++)
+			if (vals[i].netns_cookie && vals[i].slot == slot &&
+			    rn_bpf_map_update(dev_fd, &keys[i], &zero, BPF_ANY))
+				rc = -errno;
+	} while (!err);
 	return rc;
 }
 
 int rn_pod_prog_attach(const char *pin_dir, struct nl_sock *nl, int ifindex, __u32 slot,
 		       enum rn_tc_mode mode, enum rn_pod_attach *how, struct rn_error *e)
 {
-	struct rn_pod_dev_key k = { .ifindex = (__u32)ifindex };
-	struct rn_pod_dev v = { .slot = slot };
+	struct rn_pod_dev v = { .ifindex = (__u32)ifindex, .slot = slot };
+	const struct rn_pod_dev zero = { 0 };
 	char path[PATH_MAX];
 	struct rn_pod pod;
 	struct rn_maps m;
 	int prog, dev = -1, lock = -1, rc;
+	__u32 at = 0;
 
 	*how = RN_POD_ATTACH_NONE;
 	prog = obj_get_pinned(pin_dir, RN_POD_PROG_PIN);
@@ -207,14 +241,14 @@ int rn_pod_prog_attach(const char *pin_dir, struct nl_sock *nl, int ifindex, __u
 		close(prog);
 		return e->code;
 	}
-	k.netns_cookie = rn_netns_cookie_of(nl_socket_get_fd(nl));
+	v.netns_cookie = rn_netns_cookie_of(nl_socket_get_fd(nl));
 	dev = obj_get_pinned(pin_dir, RN_POD_DEV_MAP);
 	lock = rn_pin_lock_registry(pin_dir, e);
 	if (lock < 0) {
 		rc = e->code;
 		goto out;
 	}
-	if (!k.netns_cookie) {
+	if (!v.netns_cookie) {
 		rc = rn_fail(e, -EOPNOTSUPP, "SO_NETNS_COOKIE: %s (the per-pod program needs "
 			     "Linux 5.14)", strerror(errno));
 		goto out;
@@ -229,7 +263,7 @@ int rn_pod_prog_attach(const char *pin_dir, struct nl_sock *nl, int ifindex, __u
 		goto out;
 	}
 	memcpy(&v.key_bits, &pod, sizeof(v.key_bits));
-	rc = rn_bpf_map_update(dev, &k, &v, BPF_ANY);
+	rc = dev_entry_put(dev, &v, &at);
 	if (rc) {
 		rn_fail(e, rc, "%s: %s", RN_POD_DEV_MAP, strerror(-rc));
 		goto out;
@@ -255,7 +289,7 @@ int rn_pod_prog_attach(const char *pin_dir, struct nl_sock *nl, int ifindex, __u
 	}
 	if (rc) {
 		link_unpin(path);
-		rn_bpf_map_delete(dev, &k);
+		rn_bpf_map_update(dev, &at, &zero, BPF_ANY);
 		*how = RN_POD_ATTACH_NONE;
 	}
 out:
