@@ -293,7 +293,7 @@ DEPS_PKGS := $(BUILD_PKGS) clang llvm libcmocka-dev libclang-rt-14-dev xdp-tools
 	prometheus-node-exporter containernetworking-plugins qemu-system-x86 \
 	busybox-static perftest qperf rdmacm-utils rdma-core ibverbs-utils ibverbs-providers kmod cpio \
 	xz-utils zstd util-linux procps psmisc curl ca-certificates jq iputils-ping \
-	valgrind strace bc mount sqlite3 python3-grpcio \
+	valgrind strace bc mount sqlite3 apparmor python3-grpcio \
 	python3-grpc-tools python3-pkg-resources podman runc catatonit mmdebstrap $(DEPS_KUBECTL) \
 	python3 nodejs $(DEPS_NPM)
 DEPS_BPO_PKGS := $(BUILD_BPO_PKGS)
@@ -339,7 +339,8 @@ bench: deps
 # sources, for machines that reach no registry).
 IMAGE ?= rdmanet/rdmanet:$(VERSION)
 image:
-	IMAGE='$(IMAGE)' BASE='$(BASE)' VERSION='$(VERSION)' GIT_COMMIT='$(GIT_COMMIT)' deploy/image/build.sh
+	IMAGE='$(IMAGE)' BASE='$(BASE)' VERSION='$(VERSION)' GIT_COMMIT='$(GIT_COMMIT)' \
+		BPF_VARIANT='$(BPF_VARIANT)' deploy/image/build.sh
 
 demo: deps
 	$(MAKE) all

@@ -41,7 +41,12 @@ for o in "$RN_SRC"/deploy/overlays/*/; do
 		"$(grep -E '^ +image: ' "$WORK/rendered/$name.yaml" | sort -u | awk '{print $2}' | xargs)" \
 		"rdmanet/rdmanet:$(make -s -C "$RN_SRC" print-version)"
 done
-MANIFESTS=("$WORK"/rendered/*.yaml "$RN_SRC"/deploy/examples/*.yaml "$RN_SRC"/deploy/etcd/*.yaml)
+kubectl kustomize "$RN_SRC/deploy/uninstall" >"$WORK/rendered-uninstall.yaml" 2>/dev/null
+check_eq "kubectl kustomize deploy/uninstall renders" "$?" 0
+check_eq "deploy/uninstall: the image is rdmanet/rdmanet:$(make -s -C "$RN_SRC" print-version)" \
+	"$(grep -E '^ +image: ' "$WORK/rendered-uninstall.yaml" | sort -u | awk '{print $2}' | xargs)" \
+	"rdmanet/rdmanet:$(make -s -C "$RN_SRC" print-version)"
+MANIFESTS=("$WORK"/rendered/*.yaml "$WORK/rendered-uninstall.yaml" "$RN_SRC"/deploy/examples/*.yaml "$RN_SRC"/deploy/etcd/*.yaml)
 MANIFESTS=($(ls "${MANIFESTS[@]}" 2>/dev/null))
 
 out=$("${CHECK[@]}" "${MANIFESTS[@]}" 2>&1)

@@ -32,7 +32,9 @@ static json_t *device_plugin(const struct rn_health *h, json_t *reasons)
 	}
 	rn_dp_health(h->dp, &d);
 	age = d.beat_ms ? mono_ms() - d.beat_ms : -1;
-	if (d.registered < d.resources - d.unservable)
+	if (!d.beat_ms)
+		json_array_append_new(reasons, json_string("the device plugin is starting"));
+	else if (d.registered < d.resources - d.unservable)
 		json_array_append_new(reasons, json_sprintf("device plugin: %d of %d resources "
 			"registered with kubelet", d.registered, d.resources - d.unservable));
 	return json_pack("{s:i, s:i, s:i, s:i, s:I}", "resources", d.resources,

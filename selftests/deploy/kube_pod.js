@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// node kube_pod.js RENDERED.yaml OUT_DIR HOST_ROOT IMAGE CONFIG.json POD_NAME [HOSTPATH:MOUNTPATH]
+//
+// What podman 4.3's `kube play` cannot take as Kubernetes writes it, turned
+// into what it can, and nothing else (selftests/deploy/test_kube_play.sh
+// says why for each):
+//  - the DaemonSet's pod template becomes a Pod (podman has no DaemonSet);
+//  - restartPolicy OnFailure (under Always podman reruns init containers);
+//  - host paths the node would own (/opt/cni/bin, /etc/rdmanet,
+//    /var/lib/rdmanet, the kubelet dirs, the textfile dir) move under
+//    HOST_ROOT, so that the test never writes this machine's own; the
+//    kernel's (bpffs, /run/netns, /dev, /sys) stay where they are;
+//  - a hostPath this kernel does not have (configfs) is dropped;
+//  - the image is IMAGE; the ConfigMap carries CONFIG.json (the test's
+//    node: its veth master, its pin dir);
+//  - EXTRA_VOLUME: one more read-only mount into the agent (a sysfs fixture).
+// Writes OUT_DIR/pod.yaml and OUT_DIR/configmap.yaml.
+"use strict";
+const fs = require("fs");
+const YAML = require("yaml");
+
+const [rendered, out, hostRoot, image, configFile, podName, extra] = process.argv.slice(2);
+const docs = YAML.parseAllDocuments(fs.readFileSync(rendered, "utf8")).map((d) => d.toJS());
+const ds = docs.find((d) => d && ["DaemonSet", "Pod"].includes(d.kind));
+const cm = docs.find((d) => d && d.kind === "ConfigMap");
+const KERNEL = ["/sys", "/dev", "/run/netns", "/proc"];
+
+const tmpl = ds.kind === "Pod" ? ds : ds.spec.template;
+const spec = tmpl.spec;
+spec.restartPolicy = ds.kind === "Pod" ? spec.restartPolicy : "OnFailure";
+spec.volumes = spec.volumes.filter((v) => {
+	if (!v.hostPath)
+		return true;
+	const p = v.hostPath.path;
+	if (KERNEL.some((k) => p === k || p.startsWith(k + "/"))) {
+		if (!fs.existsSync(p) && v.hostPath.type !== "DirectoryOrCreate" ||
+		    p.startsWith("/sys/") && !fs.existsSync(p)) {
+			process.stderr.write(`kube_pod: ${p} does not exist on this kernel: volume ${v.name} dropped\n`);
+			for (const c of [...(spec.initContainers || []), ...spec.containers])
+				c.volumeMounts = (c.volumeMounts || []).filter((m) => m.name !== v.name);
+			return false;
+		}
+		return true;
+	}
+	v.hostPath.path = hostRoot + p;
+	fs.mkdirSync(v.hostPath.path, { recursive: true });
+	return true;
+});
+for (const c of [...(spec.initContainers || []), ...spec.containers])
+	c.image = image;
+if (extra) {
+	const [hostPath, mountPath] = extra.split(":");
+	spec.volumes.push({ name: "test-extra", hostPath: { path: hostPath, type: "Directory" } });
+	spec.containers[0].volumeMounts.push({ name: "test-extra", mountPath, readOnly: true });
+}
+const pod = {
+	apiVersion: "v1", kind: "Pod",
+	metadata: { name: podName, namespace: ds.metadata.namespace,
+		    labels: tmpl.metadata.labels, annotations: tmpl.metadata.annotations },
+	spec,
+};
+fs.writeFileSync(`${out}/pod.yaml`, YAML.stringify(pod));
+if (cm) {
+	cm.data["config.json"] = fs.readFileSync(configFile, "utf8");
+	fs.writeFileSync(`${out}/configmap.yaml`, YAML.stringify(cm));
+}
