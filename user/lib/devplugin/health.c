@@ -22,7 +22,7 @@ void dp_health_publish(struct dp_server *s)
 	for (int i = 0; i < s->n_res; i++) {
 		const struct dp_res *r = &s->res[i];
 
-		(void)0; /* unservable resources: counted once they exist */
+		unservable += r->unservable;
 		if (r->state != DP_SRV_UP)
 			continue;
 		served++;
