@@ -8,26 +8,9 @@
 # through (no rdma_cm mount) the same write fails with EROFS and says so:
 # the rdma_cm mount is what the write needs, and all it needs.
 
-CAPS=$(grep -E '^\s+- [A-Z_]+\s*$' "$RN_SRC/deploy/base/rdmanetd-daemonset.yaml" |
-	awk '{ printf ",+%s", tolower($2) }')
-
-# container LAYOUT(rdma_cm|none) CONFIG: rdmanetd --once inside it
-container() {
-	unshare --mount bash -s "$1" "$2" "$CAPS" "$RN_BUILD/bin/rdmanetd" <<'INNER'
-set -e
-mount --make-rprivate /
-# configfs: the rdma_cm group bound onto itself (its own mount, writable),
-# then configfs read-only; then sysfs read-only (per mount: bpffs and
-# configfs below it keep their own flags, as the container's mounts do)
-[ "$1" = rdma_cm ] && mount --bind /sys/kernel/config/rdma_cm /sys/kernel/config/rdma_cm
-mount -o remount,bind,ro /sys/kernel/config
-mount -o remount,bind,ro /sys
-set +e
-setpriv --bounding-set "-all$3" --inh-caps=-all "$4" --once --config "$2"
-INNER
-}
-
 guest_main() {
+	# shellcheck source=selftests/vm/lib/deploy_container.sh
+	. "$VM_LIB/deploy_container.sh"
 	local pin=/sys/fs/bpf/rn-deploy tos=/sys/kernel/config/rdma_cm/$VM_RXE/ports/1/default_roce_tos
 
 	check "rdma_cm configfs group present" test -d /sys/kernel/config/rdma_cm
@@ -35,7 +18,7 @@ guest_main() {
 { "masters": [ { "ifname": "$VM_IFACE" } ], "qos": { "roce_dscp": 34, "ecn": "ect1" },
   "textfile": { "dir": "/tmp/prom", "interval_s": 0 }, "bpf": { "pin_dir": "$pin" } }
 JSON
-	container rdma_cm /tmp/agent.json >"$VM_OUT/agent.log" 2>&1
+	deploy_container rdma_cm /tmp/agent.json >"$VM_OUT/agent.log" 2>&1
 	check_eq "with the manifest's mounts and capabilities the agent runs" $? 0
 	sed 's/^/# /' "$VM_OUT/agent.log"
 	check_eq "default_roce_tos set through the rdma_cm mount" "$(cat "$tos")" 137
@@ -43,7 +26,7 @@ JSON
 	check "no write refused" bash -c '! grep -q "Read-only file system" "$0"' "$VM_OUT/agent.log"
 
 	sed -i 's/"roce_dscp": 34/"roce_dscp": 26/' /tmp/agent.json
-	container none /tmp/agent.json >"$VM_OUT/agent-ro.log" 2>&1
+	deploy_container none /tmp/agent.json >"$VM_OUT/agent-ro.log" 2>&1
 	sed 's/^/# /' "$VM_OUT/agent-ro.log"
 	check_eq "without the rdma_cm mount default_roce_tos stays" "$(cat "$tos")" 137
 	# 26 << 2 | ECT(1)

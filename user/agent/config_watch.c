@@ -130,7 +130,10 @@ void rn_config_watch_open(struct rn_config_watch *w, const char *path)
 	w->seen = read_all(path, &w->seen_len, &err);
 	w->gone = !w->seen;
 	w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (w->fd >= 0 && watch_dir_of(w->fd, path)) {
+	if (w->fd < 0)
+		rn_warn("config: no inotify (%s); changes are picked up at each tick",
+			strerror(errno));
+	else if (watch_dir_of(w->fd, path)) {
 		close(w->fd);
 		w->fd = -1;
 	}

@@ -1,0 +1,35 @@
+# shellcheck shell=bash
+# The DaemonSet's rdmanetd container as far as a testbed VM can build it
+# without a container engine. Sourced by the guest halves of
+# test_deploy_mounts.sh and test_apparmor.sh.
+#
+#   deploy_container LAYOUT CONFIG [APPARMOR_PROFILE]
+#       runs `rdmanetd --once --config CONFIG` in a mount namespace laid out
+#       as the manifest lays out the container: sysfs read-only, bpffs
+#       writable, configfs read-only but, with LAYOUT rdma_cm, its rdma_cm
+#       group writable (LAYOUT none: configfs read-only all through); with
+#       exactly the capabilities deploy/base/rdmanetd-daemonset.yaml adds
+#       (bounding set, nothing inheritable); confined by APPARMOR_PROFILE
+#       when given, as the runtime confines the container's process (aa-exec:
+#       the profile is entered at the agent's exec). Returns the agent's status.
+
+# the manifest's capabilities.add, as setpriv's "+cap" list
+DEPLOY_CAPS=$(grep -E '^\s+- [A-Z_]+\s*$' "$RN_SRC/deploy/base/rdmanetd-daemonset.yaml" |
+	awk '{ printf ",+%s", tolower($2) }')
+
+deploy_container() {
+	unshare --mount bash -s "$1" "$2" "$DEPLOY_CAPS" "$RN_BUILD/bin/rdmanetd" "${3:-}" <<'INNER'
+set -e
+mount --make-rprivate /
+# configfs: the rdma_cm group bound onto itself (its own mount, writable),
+# then configfs read-only; then sysfs read-only (per mount: bpffs and
+# configfs below it keep their own flags, as the container's mounts do)
+[ "$1" = rdma_cm ] && mount --bind /sys/kernel/config/rdma_cm /sys/kernel/config/rdma_cm
+mount -o remount,bind,ro /sys/kernel/config
+mount -o remount,bind,ro /sys
+set +e
+confine=()
+[ -n "$5" ] && confine=(aa-exec -p "$5" --)
+"${confine[@]}" setpriv --bounding-set "-all$3" --inh-caps=-all "$4" --once --config "$2"
+INNER
+}
