@@ -135,6 +135,9 @@ check_eq "DAD NS from :: reaches B" \
 	"$(seen b net1 "$(dad_for "$A6")" $CRAFT net1 ns src=:: target="$A6" slla=none)" 1
 check_eq "own gratuitous ARP reaches B" \
 	"$(seen b net1 "$(arp_of "$A4" "$A4")" $CRAFT net1 arp op=2 spa="$A4" tpa="$A4")" 1
+check_eq "rdmanetctl stats shows the refusals by reason (arp|nd|mac|ip|vlan|ext) and guarded" \
+	"$(cni_ctl stats -j --pod t/c-a | jq -r '.pods[0] | "\(.refused.arp_claim)|\(.refused.nd_claim)|\(.refused.source_mac)|\(.refused.source_ip)|\(.refused.vlan_depth)|\(.refused.ipv6_ext_depth)|\(.guarded)"')" \
+	"$(reason $R_ARP)|$(reason $R_ND)|$(reason $R_MAC)|$(reason $R_IP)|$(reason $R_VLAN)|$(reason $R_EXT)|true"
 check_eq "denied frames are dropped frames" \
 	"$(cni_ctl stats -j --pod t/c-a | jq -r '.pods[0].drops.spoofed_source')" \
 	"$(cni_ctl stats -j --pod t/c-a | jq -r '.pods[0].policy_violations.spoofed_source')"
@@ -159,4 +162,13 @@ cni_run DEL "$CNI_TMP/rail.json" c-a net1 "/run/netns/$CNI_PFX-a"
 cni_check_ok "DEL pod A"
 check "DEL unpinned its link" test ! -e "$CNI_PIN/links/pod_$SLOT_A"
 check_eq "DEL removed its (netns, ifindex) entry" "$(dev_entries_a)" 0
+# ipvlan (l2: siblings get broadcast inside the driver too; l3: no sibling
+# broadcast, the master's MAC shared): not run here when the kernel has no
+# ipvlan (the development kernel): say so rather than pass silently
+if ip -n "$CNI_NODE" link add link ra0 name ipvprobe type ipvlan mode l2 2>/dev/null; then
+	ip -n "$CNI_NODE" link del ipvprobe
+	tap_skip "ipvlan l2/l3 attacks" "not written yet for ipvlan (neighbour checks differ: one MAC)"
+else
+	tap_skip "ipvlan l2/l3 attacks" "this kernel has no ipvlan (VM testbed only)"
+fi
 tap_done

@@ -36,6 +36,9 @@ void rn_maps_close(struct rn_maps *m)
 			close(*fd);
 		*fd = -1;
 	}
+	if (m->pod_rsn > 0)
+		close(m->pod_rsn);
+	m->pod_rsn = -1;
 }
 
 int rn_maps_open(struct rn_maps *m, const char *pin_dir, struct rn_error *e)
@@ -46,6 +49,7 @@ int rn_maps_open(struct rn_maps *m, const char *pin_dir, struct rn_error *e)
 	memset(m, 0, sizeof(*m));
 	for (int i = 0; i < RN_N_MAPS; i++)
 		*map_field(m, i) = -1;
+	m->pod_rsn = -1;
 	for (int i = 0; i < RN_N_MAPS; i++) {
 		int fd;
 
@@ -78,6 +82,8 @@ int rn_maps_open(struct rn_maps *m, const char *pin_dir, struct rn_error *e)
 		rn_maps_close(m);
 		return rn_fail(e, -EINVAL, "cannot count possible CPUs");
 	}
+	if (!rn_pin_path(path, sizeof(path), pin_dir, "rn_pod_rsn_v1"))
+		m->pod_rsn = rn_bpf_obj_get(path);
 	return 0;
 }
 

@@ -19,6 +19,9 @@ struct rn_maps {
 	int pod_idx;		/* rn_pod_idx_v1 */
 	int pod_ovf;		/* rn_pod_ovf_v1 */
 	int mst_ret;		/* rn_mst_ret_v1 */
+	/* rn_pod_rsn_v1 (per-pod program refusals, pod_guard.h): -1 where
+	 * the agent pinned none; not in rn_map_names, nothing needs it */
+	int pod_rsn;
 	unsigned int max_pods;	/* entries of the pinned pod maps */
 	int ncpus;		/* possible CPUs: per-CPU value count */
 };

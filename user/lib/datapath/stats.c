@@ -17,6 +17,10 @@ const char *const rn_malformed_names[RN_MALFORMED_MAX] = {
 	"none", "ethernet", "vlan", "ipv4", "ipv6", "l4", "bth",
 };
 const char *const rn_xdp_state_names[3] = { "none", "native", "skb" };
+const char *const rn_pod_reason_names[RN_REASON_MAX] = {
+	"source_mac", "source_ip", "arp_claim", "nd_claim", "vlan_depth", "ipv6_ext_depth",
+	"nd_unfinished", "malformed",
+};
 const char *const rn_tc_state_names[3] = { "none", "tcx", "clsact" };
 
 _Static_assert(sizeof(struct rn_pod_counters) % 8 == 0, "per-CPU values are __u64 words");
@@ -76,6 +80,9 @@ static int read_pod_counters(const struct rn_maps *m, struct rn_stats *s,
 
 		ps->ent = ents[i];
 		ps->ctr = sum[ents[i].slot];
+		ps->has_refused = m->pod_rsn > 0 &&
+				  !rn_maps_percpu_sum(m, m->pod_rsn, ents[i].slot, &ps->refused,
+						      sizeof(ps->refused));
 		for (int j = 0; j < s->n_masters; j++) {
 			if (s->masters[j].slot != ps->ent.pod.master)
 				continue;
@@ -263,6 +270,19 @@ static json_t *pod_json(const struct rn_pod_stats *ps)
 	json_object_set_new(o, "dscp", p->dscp_roce == RN_DSCP_INHERIT ? json_null()
 					: json_integer(p->dscp_roce));
 	json_object_set_new(o, "keyed_by", json_string(p->flags & RN_POD_F_IP_KEYED ? "ip" : "mac"));
+	json_object_set_new(o, "guarded", json_boolean(p->flags & RN_POD_F_GUARDED));
+	if (ps->has_refused) {
+		json_t *refused = json_object(), *mal = json_object();
+
+		for (int r = 0; r < RN_REASON_MAX; r++)
+			json_object_set_new(refused, rn_pod_reason_names[r],
+					    json_integer((json_int_t)ps->refused.denied[r]));
+		for (int r = 1; r < RN_MALFORMED_MAX; r++)
+			json_object_set_new(mal, rn_malformed_names[r],
+					    json_integer((json_int_t)ps->refused.malformed[r]));
+		json_object_set_new(refused, "malformed_by_reason", mal);
+		json_object_set_new(o, "refused", refused);
+	}
 	return o;
 }
 

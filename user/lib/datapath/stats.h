@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <rdmanet/master.h>
 #include <rdmanet/pod.h>
+#include <rdmanet/pod_guard.h>
 
 #include "error.h"
 #include "maps.h"
@@ -15,6 +16,8 @@
 struct rn_pod_stats {
 	struct rn_pod_entry ent;
 	struct rn_pod_counters ctr;
+	struct rn_pod_reasons refused;	/* by the per-pod program */
+	bool has_refused;		/* its counters are pinned */
 };
 
 struct rn_master_stats {
@@ -36,6 +39,7 @@ extern const char *const rn_class_names[RN_CLASS_MAX];
 extern const char *const rn_dir_names[RN_DIR_MAX];
 extern const char *const rn_violation_names[RN_VIOLATION_MAX];
 extern const char *const rn_malformed_names[RN_MALFORMED_MAX];
+extern const char *const rn_pod_reason_names[RN_REASON_MAX];
 extern const char *const rn_xdp_state_names[3];
 extern const char *const rn_tc_state_names[3];
 
