@@ -279,8 +279,8 @@ fuzz-long: deps $(FUZZ_BINS)
 # installs its npm packages from its lock file with `npm ci`. Defined before
 # DEPS_PKGS, which := expands at once.
 # kubectl (its kustomize renders deploy/): Debian's kubernetes-client,
-# unless a kubectl from elsewhere is installed (they own the same file)
-DEPS_KUBECTL := $(if $(shell command -v kubectl 2>/dev/null),,kubernetes-client)
+# unless another package's kubectl is installed (they own the same file)
+DEPS_KUBECTL := $(or $(shell dpkg -S "$$(command -v kubectl)" 2>/dev/null | cut -d: -f1),kubernetes-client)
 DEPS_NPM := $(if $(shell dpkg -S /usr/bin/npm 2>/dev/null | grep '^nodejs:'),,npm)
 # What building the binaries needs (make build-deps; the image's build
 # stage), and what testing them needs on top (make deps).

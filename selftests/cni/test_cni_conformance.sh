@@ -133,8 +133,13 @@ e() { # e WHAT CODE CMD CONF CID IFNAME NETNS
 	cni_run "$3" "$4" "$5" "$6" "$7"
 	cni_check_error "$2" "$1: code $2"
 }
-e "no CNI_COMMAND" 4 "" "$CNI_TMP/plain.json" c1 net1 "$ns"
-check "  the message names CNI_COMMAND" grep -q CNI_COMMAND "$CNI_OUT"
+# run by hand (CNI_COMMAND empty or unset) the plugin says what it is, as the
+# reference plugins' skel does: on stderr, exit 0, nothing on stdout, nothing
+# done (selftests/unit/test_version.sh checks the text)
+cni_run "" "$CNI_TMP/plain.json" c1 net1 "$ns"
+check_eq "no CNI_COMMAND: exit 0, nothing on stdout, the version on stderr" \
+	"$CNI_RC:$(wc -c <"$CNI_OUT"):$(grep -c '^CNI rdmanet plugin ' "$CNI_ERR")" "0:0:1"
+check_eq "  and nothing attached" "$(cni_held c1 net1)" ""
 e "unknown CNI_COMMAND" 4 FROB "$CNI_TMP/plain.json" c1 net1 "$ns"
 e "ADD without CNI_CONTAINERID" 4 ADD "$CNI_TMP/plain.json" "" net1 "$ns"
 check "  the message names CNI_CONTAINERID" grep -q CNI_CONTAINERID "$CNI_OUT"
