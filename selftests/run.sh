@@ -26,12 +26,21 @@ ulimit -l unlimited 2>/dev/null || true
 passed=0 failed=0 skipped=0
 failures=()
 
-# Order: fast and self-contained first, VMs last.
+# Order: fast and self-contained first, VMs last. Every folder with tests
+# is found (a new one cannot be silently left out); ORDER only says which
+# come first, the others follow, vm/ is always last.
+ORDER="fuzz unit netns metrics ipam cni devplugin deploy"
+kinds=()
+for k in $ORDER; do kinds+=("$k"); done
+for d in selftests/*/; do
+	k=$(basename "$d")
+	[[ " $ORDER vm " == *" $k "* ]] || kinds+=("$k")
+done
+kinds+=(vm)
+scripts=()
+for k in "${kinds[@]}"; do scripts+=(selftests/"$k"/test_*.sh); done
 tests=()
-for t in "$OUT"/selftests/unit/test_* "$OUT"/selftests/bpf/test_* \
-	 selftests/fuzz/test_*.sh selftests/unit/test_*.sh selftests/netns/test_*.sh \
-	 selftests/metrics/test_*.sh selftests/ipam/test_*.sh selftests/cni/test_*.sh \
-	 selftests/devplugin/test_*.sh selftests/deploy/test_*.sh selftests/vm/test_*.sh; do
+for t in "$OUT"/selftests/unit/test_* "$OUT"/selftests/bpf/test_* "${scripts[@]}"; do
 	[ -x "$t" ] || continue
 	[[ "$t" == *.d ]] && continue
 	# shellcheck disable=SC2053

@@ -4,7 +4,7 @@
 #   check_eq "what" ACTUAL EXPECTED  passes if the strings are equal
 #   check_range "what" ACTUAL LO HI  passes if LO <= ACTUAL <= HI (integers)
 #   tap_skip "what" "why"            reports a skip
-#   tap_skip_all "why"               skips the whole test (exit 77)
+#   tap_skip_all "why"               skips the whole test (a skipped "ok", exit 0)
 TAP_N=0
 TAP_FAILED=0
 
