@@ -113,4 +113,13 @@ check "cluster config: pool add of a one-node pool works" \
 	q "$CTL" -c "$DIR/clusterrail2.json" pool add rail3-v4 --subnet 172.16.13.0/24 --node w1
 check "and it allocates" q "$CTL" -c "$DIR/clusterrail2.json" ip allocate \
 	--container-id c1 --ifname net1 --pool rail3-v4
+
+# --- "block": per-node blocks of a pool (ipam/block_claim.h) -------------------------
+check_eq "pool add --block: stored as given" "$("$CTL" -c "$DIR/node.json" pool add rail4-v4 \
+	--subnet 172.16.14.0/24 --block 26 >/dev/null && "$CTL" -c "$DIR/node.json" pool show \
+	rail4-v4 -j | jq .block)" 26
+fails_with "a block wider than the subnet is refused, naming the key" '"rail5-v4").block' \
+	'/20' -- "$CTL" -c "$DIR/node.json" pool add rail5-v4 --subnet 172.16.15.0/24 --block 20
+fails_with "a block longer than the family's addresses too" '.block' '/33' -- \
+	"$CTL" -c "$DIR/node.json" pool add rail5-v4 --subnet 172.16.15.0/24 --block 33
 tap_done

@@ -12,18 +12,7 @@ set -u
 
 command -v etcd >/dev/null || tap_skip_all "etcd-server is not installed (make deps)"
 STRESS=$RN_BUILD/tools/ipam_stress
-DIR=$(mktemp -d "/tmp/rn-ipam-etcd-$$-XXXXXX")
-cleanup() {
-	etcd_cluster_stop
-	jobs -p | xargs -r kill -KILL 2>/dev/null
-	rm -rf "$DIR"
-}
-trap cleanup EXIT
-
-if ! etcd_cluster_start "$DIR/etcd" 3; then
-	tap_fail "a 3-member etcd cluster starts on loopback"
-	tap_done
-fi
+etcd_test_cluster ipam-etcd
 tap_ok "a 3-member etcd cluster starts on loopback ($ETCD_URLS)"
 
 # config PREFIX TIMEOUT POOLS...

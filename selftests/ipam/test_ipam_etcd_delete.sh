@@ -13,18 +13,7 @@ set -u
 command -v etcd >/dev/null || tap_skip_all "etcd-server is not installed (make deps)"
 CTL=$RN_BUILD/bin/rdmanetctl
 N=${RN_TEST_DELETE_N:-1500}
-DIR=$(mktemp -d "/tmp/rn-ipam-etcd-del-$$-XXXXXX")
-cleanup() {
-	etcd_cluster_stop
-	jobs -p | xargs -r kill -KILL 2>/dev/null
-	rm -rf "$DIR"
-}
-trap cleanup EXIT
-
-if ! etcd_cluster_start "$DIR/etcd" 3; then
-	tap_fail "a 3-member etcd cluster starts on loopback"
-	tap_done
-fi
+etcd_test_cluster ipam-etcd-del
 ipam="{ \"store\": \"etcd\", \"endpoints\": [ $ETCD_ENDPOINTS_JSON ], \"prefix\": \"/rn-del\", \"timeout_s\": 1 }"
 # the node's config lists both pools; the operator's lists only "other"
 cat >"$DIR/node.json" <<EOF

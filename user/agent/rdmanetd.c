@@ -25,6 +25,7 @@
 #include "masters.h"
 #include "mem_trim.h"
 #include "mkdir_p.h"
+#include "ipam_blocks.h"
 #include "rdma_tick.h"
 #include "sriov_agent.h"
 #include "version.h"
@@ -204,6 +205,7 @@ static void reload(struct rn_config *c, const struct fixed *fx, const char *path
 	rn_rdma_agent_config_changed();
 	rn_rdma_agent_tick(c);
 	ipam_sync(c);
+	rn_ipam_blocks_tick(c);
 	export_once(c);
 	/* kubelet sees the resources go and come back: ListAndWatch streams
 	 * end, the plugin registers again with the new set */
@@ -290,6 +292,7 @@ static int run(struct rn_config *c, struct rn_config_watch *w, const char *publi
 	rn_sriov_agent_tick(c);
 	rn_rdma_agent_tick(c);
 	ipam_sync(c);
+	rn_ipam_blocks_tick(c);
 	export_once(c);
 	if (publish && w->seen)
 		rn_config_publish(publish, w->seen, w->seen_len);
@@ -337,6 +340,7 @@ static int run(struct rn_config *c, struct rn_config_watch *w, const char *publi
 		health.masters_attached = rn_masters_reconcile_counted(c, &m, &health.masters_wanted);
 		rn_sriov_agent_tick(c);
 		rn_rdma_agent_tick(c);
+		rn_ipam_blocks_tick(c);
 		if (c->textfile.interval_s > 0)
 			export_once(c);
 		malloc_trim(0);

@@ -269,15 +269,15 @@ static json_t *pool_args(int argc, char **argv)
 			append_string(obj, "nodes", v);
 		} else if (!strcmp(o, "--route")) {
 			add_route(obj, v);
-		} else if (!strcmp(o, "--vlan")) {
+		} else if (!strcmp(o, "--vlan") || !strcmp(o, "--block")) {
 			char *end;
 			long n = strtol(v, &end, 10);
 
 			if (!*v || *end) {
-				ctl_fail("pool add: --vlan: \"%s\" is not a number", v);
+				ctl_fail("pool add: %s: \"%s\" is not a number", o, v);
 				goto fail;
 			}
-			json_object_set_new(obj, "vlan", json_integer(n));
+			json_object_set_new(obj, o + 2, json_integer(n));
 		} else {
 			goto unexpected;
 		}

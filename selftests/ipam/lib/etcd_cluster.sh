@@ -10,6 +10,11 @@
 #   etcd_wait_healthy [SECONDS]         until every running member answers
 #   etcd_cluster_stop                   kill every member (also on EXIT: add
 #                                       it to your trap)
+#   etcd_test_cluster NAME              for a TAP test: DIR (a new /tmp dir),
+#                                       a 3-member cluster in it, everything
+#                                       (members, background jobs, DIR) gone
+#                                       on EXIT; a cluster that does not start
+#                                       is a failed test
 # With TLS_DIR (holding ca.pem, server.pem, server-key.pem) clients talk
 # https and must present a certificate signed by ca.pem.
 
@@ -178,4 +183,19 @@ etcd_make_tls() {
 		openssl x509 -req -in client.csr -CA ca.pem -CAkey ca-key.pem -CAcreateserial \
 			-days 2 -extfile client.ext -out client.pem 2>/dev/null
 	)
+}
+
+etcd_test_cleanup() {
+	etcd_cluster_stop
+	jobs -p | xargs -r kill -KILL 2>/dev/null
+	rm -rf "$DIR"
+}
+
+etcd_test_cluster() {
+	DIR=$(mktemp -d "/tmp/rn-$1-$$-XXXXXX")
+	trap etcd_test_cleanup EXIT
+	if ! etcd_cluster_start "$DIR/etcd" 3; then
+		tap_fail "a 3-member etcd cluster starts on loopback"
+		tap_done
+	fi
 }

@@ -41,9 +41,14 @@ static int nth_free(const struct rn_pool *p, rn_u128 lo, rn_u128 hi, unsigned in
 int rn_alloc_pick(const struct rn_pool *p, bool has_cursor, rn_u128 cursor, unsigned int skip,
 		  struct rn_alloc_iter *it, rn_u128 *out, struct rn_error *e)
 {
-	rn_u128 first = p->segs[0].lo, last = p->segs[p->n_segs - 1].hi;
+	rn_u128 first, last;
 	bool found = false;
 	int r;
+
+	if (!p->n_segs)
+		return 0;	/* nothing usable (a pool cut down to a node's blocks) */
+	first = p->segs[0].lo;
+	last = p->segs[p->n_segs - 1].hi;
 
 	if (!has_cursor || cursor >= last || cursor < first) {
 		r = nth_free(p, first, last, &skip, it, &found, out, e);

@@ -216,6 +216,12 @@ static int call(struct rn_etcd *c, const char *path, json_t *body, json_t **resp
 		       "again later", c->st->timeout_ms / 1000, c->last_error);
 }
 
+int rn_etcd_post(struct rn_etcd *c, const char *path, json_t *body, json_t **resp,
+		 struct rn_error *e)
+{
+	return call(c, path, body, resp, e);
+}
+
 int rn_etcd_get(struct rn_etcd *c, const char *key, const char *range_end, long long limit,
 		bool keys_only, bool count_only, struct rn_etcd_range *out, struct rn_error *e)
 {

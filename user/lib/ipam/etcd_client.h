@@ -62,6 +62,10 @@ int rn_etcd_txn_rev(struct rn_etcd *c, json_t *compare, json_t *success, json_t 
 		    bool *succeeded, struct rn_etcd_range *results, size_t n_results,
 		    long long *revision, struct rn_error *e);
 void rn_etcd_range_free(struct rn_etcd_range *r);
+/* Any other request of the gateway (path under /v3/, e.g. "lease/grant"),
+ * with the same failover and bound; *resp is the answer (json_decref it). */
+int rn_etcd_post(struct rn_etcd *c, const char *path, json_t *body, json_t **resp,
+		 struct rn_error *e);
 
 /* Compare and request ops for rn_etcd_txn. */
 json_t *rn_etcd_cmp_create(const char *key, long long rev);	/* create_revision == rev */
@@ -75,6 +79,10 @@ json_t *rn_etcd_op_range(const char *key, const char *range_end, long long limit
 json_t *rn_etcd_range_body(const char *key, const char *range_end, long long limit,
 			   bool keys_only, bool count_only);
 json_t *rn_etcd_op_put(const char *key, const char *value);
+/* A put whose key goes when the lease does. */
+json_t *rn_etcd_op_put_lease(const char *key, const char *value, long long lease);
+/* An int64 of an answer: the gateway writes them as strings; 0 if absent. */
+long long rn_etcd_int64(json_t *v);
 json_t *rn_etcd_op_delete(const char *key, const char *range_end);
 
 /* The end of the range holding every key that starts with prefix. */

@@ -87,6 +87,24 @@ json_t *rn_etcd_op_put(const char *key, const char *value)
 	return json_pack("{s:{s:o, s:o}}", "request_put", "key", b64(key), "value", b64(value));
 }
 
+json_t *rn_etcd_op_put_lease(const char *key, const char *value, long long lease)
+{
+	char id[24];
+
+	snprintf(id, sizeof(id), "%lld", lease);
+	return json_pack("{s:{s:o, s:o, s:s}}", "request_put", "key", b64(key), "value",
+			 b64(value), "lease", id);
+}
+
+long long rn_etcd_int64(json_t *v)
+{
+	if (json_is_integer(v))
+		return json_integer_value(v);
+	if (json_is_string(v))
+		return strtoll(json_string_value(v), NULL, 10);
+	return 0;
+}
+
 json_t *rn_etcd_op_delete(const char *key, const char *range_end)
 {
 	json_t *d = json_object();

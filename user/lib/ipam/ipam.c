@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ipam/block_alloc.h"
 #include "ipam/cluster_check.h"
 #include "ipam/ipam.h"
 #include "ipam/ipam_settings.h"
@@ -20,7 +21,32 @@ struct rn_ipam {
 	unsigned int n_cfg_pools;
 	int cfg_pools_added;		/* by the open, not yet reported by a sync */
 	bool read_only;
+	struct rn_block_alloc *blocks;	/* block pools of etcd: opened on first use */
+	bool etcd_down;			/* opened on the node's store alone */
 };
+
+/* With etcd, pools with "block" are allocated on the node (block_alloc.h). */
+static bool block_mode(const struct rn_ipam *ipam, const struct rn_pool *p)
+{
+	return ipam->settings.store == RN_IPAM_STORE_ETCD && p->block;
+}
+
+static bool any_block_pool(const struct rn_ipam *ipam)
+{
+	for (int i = 0; i < ipam->n_pools; i++)
+		if (block_mode(ipam, &ipam->pools[i].pool))
+			return true;
+	return false;
+}
+
+/* The node-local side of block pools, or NULL when there are none. */
+static struct rn_block_alloc *blocks(struct rn_ipam *ipam, struct rn_error *e, int *err)
+{
+	*err = 0;
+	if (!ipam->blocks && any_block_pool(ipam))
+		*err = rn_block_alloc_open(&ipam->blocks, &ipam->settings, ipam->cfg->node, e);
+	return ipam->blocks;
+}
 
 static int reload_pools(struct rn_ipam *ipam, struct rn_error *e)
 {
@@ -66,6 +92,81 @@ static int add_missing_config_pools(struct rn_ipam *ipam, struct rn_error *e)
 	return written ? reload_pools(ipam, e) : 0;
 }
 
+/* etcd did not answer the open: a node with block pools goes on with the
+ * pools its own store holds (block_alloc.h): its blocks' addresses need no
+ * etcd while its lease is known valid; everything else says "try again
+ * later" with etcd's error. */
+static int open_etcd_down(struct rn_ipam *ipam, struct rn_error *e)
+{
+	struct rn_ipam_pool_info *local;
+	struct rn_error why = *e;
+	struct rn_store *local_store;
+	int n, k = 0;
+
+	if (rn_block_alloc_open(&ipam->blocks, &ipam->settings, ipam->cfg->node, e))
+		goto fail;
+	local_store = rn_block_alloc_store(ipam->blocks);
+	n = local_store->ops->pools_load(local_store, &local, e);
+	if (n < 0)
+		goto fail;
+	for (int i = 0; i < n; i++) {
+		if (local[i].pool.block)
+			local[k++] = local[i];
+		else
+			rn_pool_free(&local[i].pool);
+	}
+	if (!k) {
+		free(local);
+		goto fail;
+	}
+	rn_ipam_pools_free(ipam->pools, ipam->n_pools);
+	ipam->pools = local;
+	ipam->n_pools = k;
+	ipam->store->ops->close(ipam->store);
+	ipam->store = NULL;
+	if (rn_store_down_open(&ipam->store, &ipam->settings, &why, e))
+		return e->code;
+	ipam->etcd_down = true;
+	return 0;
+fail:
+	*e = why;
+	return why.code;
+}
+
+/* The steady state of a node with block pools: its view of its blocks is
+ * valid and its store holds every block pool of the config as the config
+ * defines it. The handle then starts from those pools, with no request to
+ * etcd (a request naming another pool loads etcd's, see lookup_pool), so
+ * an ADD from block pools makes no round trip. Returns true if so. */
+static bool open_from_blocks(struct rn_ipam *ipam)
+{
+	struct rn_ipam_pool_info *local;
+	struct rn_store *s;
+	unsigned int wanted = 0;
+	int n, k = 0;
+
+	for (unsigned int i = 0; i < ipam->n_cfg_pools; i++)
+		wanted += ipam->cfg_pools[i].block != 0;
+	if (!wanted || rn_block_alloc_open(&ipam->blocks, &ipam->settings, ipam->cfg->node, NULL))
+		return false;
+	if (!rn_block_alloc_valid(ipam->blocks))
+		return false;
+	s = rn_block_alloc_store(ipam->blocks);
+	n = s->ops->pools_load(s, &local, NULL);
+	if (n < 0)
+		return false;
+	for (unsigned int i = 0; i < ipam->n_cfg_pools; i++)
+		for (int j = 0; ipam->cfg_pools[i].block && j < n; j++)
+			k += rn_pool_equal(&ipam->cfg_pools[i], &local[j].pool);
+	if ((unsigned int)k != wanted) {
+		rn_ipam_pools_free(local, n);
+		return false;
+	}
+	ipam->pools = local;
+	ipam->n_pools = n;
+	return true;
+}
+
 static int open_handle(struct rn_ipam **out, const struct rn_config *c, bool read_only,
 		       struct rn_error *e)
 {
@@ -83,8 +184,19 @@ static int open_handle(struct rn_ipam **out, const struct rn_config *c, bool rea
 		err = ipam->settings.store == RN_IPAM_STORE_ETCD ?
 			rn_store_etcd_open(&ipam->store, &ipam->settings, e) :
 			rn_store_sqlite_open(&ipam->store, &ipam->settings, read_only, e);
-	if (!err)
-		err = reload_pools(ipam, e) || (!read_only && add_missing_config_pools(ipam, e));
+	if (!err && !read_only && ipam->settings.store == RN_IPAM_STORE_ETCD &&
+	    open_from_blocks(ipam)) {
+		*out = ipam;
+		return 0;
+	}
+	if (!err) {
+		err = reload_pools(ipam, e);
+		if (err == -EAGAIN && e && !read_only &&
+		    ipam->settings.store == RN_IPAM_STORE_ETCD)
+			err = open_etcd_down(ipam, e);
+		else if (!err && !read_only)
+			err = add_missing_config_pools(ipam, e);
+	}
 	if (err) {
 		rn_ipam_close(ipam);
 		return e && e->code ? e->code : -EINVAL;
@@ -116,6 +228,7 @@ void rn_ipam_close(struct rn_ipam *ipam)
 		return;
 	if (ipam->store)
 		ipam->store->ops->close(ipam->store);
+	rn_block_alloc_close(ipam->blocks);
 	rn_ipam_pools_free(ipam->pools, ipam->n_pools);
 	rn_ipam_config_pools_free(ipam->cfg_pools, ipam->n_cfg_pools);
 	free(ipam);
@@ -249,6 +362,27 @@ static int fill_address(struct rn_ipam *ipam, const struct rn_ipam_allocation *a
 	return 0;
 }
 
+/* Block pools on the node, the others in the store; one attachment's
+ * addresses all come from one side (so a release knows where they are). */
+static int allocate_plan(struct rn_ipam *ipam, struct rn_alloc_plan *plan,
+			 struct rn_ipam_allocation got[2], struct rn_error *e)
+{
+	unsigned int n = 0, in_blocks = 0;
+	struct rn_block_alloc *ba;
+	int err;
+
+	for (unsigned int f = 0; f < plan->n_families; f++)
+		for (unsigned int i = 0; i < plan->fam[f].n; i++, n++)
+			in_blocks += block_mode(ipam, plan->fam[f].pools[i]);
+	if (!in_blocks)
+		return ipam->store->ops->allocate(ipam->store, plan, got, e);
+	if (in_blocks != n)
+		return rn_fail(e, -EINVAL, "ipam: a request takes its pools all with a \"block\" "
+			       "or all without (pool \"%s\")", plan->fam[0].pools[0]->name);
+	ba = blocks(ipam, e, &err);
+	return err ? err : rn_block_alloc_allocate(ba, plan, got, e);
+}
+
 int rn_ipam_allocate(struct rn_ipam *ipam, const struct rn_ipam_request *req,
 		     struct rn_ipam_result *res, struct rn_error *e)
 {
@@ -281,7 +415,7 @@ int rn_ipam_allocate(struct rn_ipam *ipam, const struct rn_ipam_request *req,
 	    plan_family(ipam, req, AF_INET6, req->ipv6_pools, req->n_ipv6_pools, node,
 			&plan.fam[plan.n_families++], e))
 		return e ? e->code : -EINVAL;
-	err = ipam->store->ops->allocate(ipam->store, &plan, got, e);
+	err = allocate_plan(ipam, &plan, got, e);
 	if (err)
 		return err;
 	for (unsigned int i = 0; i < plan.n_families; i++) {
@@ -296,8 +430,23 @@ int rn_ipam_allocate(struct rn_ipam *ipam, const struct rn_ipam_request *req,
 int rn_ipam_release(struct rn_ipam *ipam, const char *container_id, const char *ifname,
 		    struct rn_error *e)
 {
+	struct rn_block_alloc *ba;
+	int err, n;
+
 	if (check_writable(ipam, "release", e) || check_owner(container_id, ifname, e))
 		return e ? e->code : -EINVAL;
+	/* an attachment of block pools is released on the node alone: DEL
+	 * works through an etcd outage */
+	ba = blocks(ipam, e, &err);
+	if (err)
+		return err;
+	if (ba) {
+		struct rn_store *local = rn_block_alloc_store(ba);
+
+		n = local->ops->release_owner(local, container_id, ifname, e);
+		if (n != 0)
+			return n;
+	}
 	return ipam->store->ops->release_owner(ipam->store, container_id, ifname, e);
 }
 
@@ -409,9 +558,24 @@ int rn_ipam_lookup_owner(struct rn_ipam *ipam, const char *container_id, const c
 			 struct rn_ipam_allocation *out, size_t max, struct rn_error *e)
 {
 	struct rn_alloc_filter f = { .container_id = container_id, .ifname = ifname };
+	struct rn_block_alloc *ba;
+	int err, n;
 
 	if (check_owner(container_id, ifname, e))
 		return e ? e->code : -EINVAL;
+	ba = ipam->read_only ? NULL : blocks(ipam, e, &err);
+	if (ba) {
+		struct rn_store *local = rn_block_alloc_store(ba);
+		struct rn_ipam_allocation *all;
+
+		n = local->ops->list(local, &f, &all, e);
+		if (n < 0)
+			return n;
+		memcpy(out, all, ((size_t)n < max ? (size_t)n : max) * sizeof(*out));
+		free(all);
+		if (n)
+			return n;
+	}
 	return list_into(ipam, &f, out, max, e);
 }
 
@@ -452,13 +616,19 @@ int rn_ipam_allocations(struct rn_ipam *ipam, const char *pool,
 
 int rn_ipam_pool_list(struct rn_ipam *ipam, struct rn_ipam_pool_info **out, struct rn_error *e)
 {
+	struct rn_store *s = ipam->etcd_down ? rn_block_alloc_store(ipam->blocks) : ipam->store;
 	struct rn_ipam_pool_info *pools;
-	int n = ipam->store->ops->pools_load(ipam->store, &pools, e), err;
+	int n = s->ops->pools_load(s, &pools, e), err;
 
 	*out = NULL;
+	if (n == -EAGAIN && ipam->blocks && s == ipam->store) {
+		/* etcd down: the block pools this node's store holds */
+		s = rn_block_alloc_store(ipam->blocks);
+		n = s->ops->pools_load(s, &pools, e);
+	}
 	if (n < 0)
 		return n;
-	err = ipam->store->ops->count(ipam->store, pools, n, e);
+	err = s->ops->count(s, pools, n, e);
 	if (err) {
 		rn_ipam_pools_free(pools, n);
 		return err;

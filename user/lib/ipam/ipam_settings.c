@@ -66,16 +66,18 @@ int rn_ipam_settings_parse(struct rn_ipam_settings *s, const struct rn_config *c
 			   struct rn_error *e)
 {
 	static const char *const keys[] = { "store", "path", "endpoints", "prefix", "timeout_s",
-					    "tls", NULL };
+					    "tls", "block_lease_s", NULL };
 	const char *w = "config: ipam";
 	json_t *ipam = c->ipam;
 	long long timeout_s = RN_IPAM_DEFAULT_TIMEOUT_S;
+	long long lease_s = RN_IPAM_DEFAULT_BLOCK_LEASE_S;
 	int store = RN_IPAM_STORE_SQLITE;
 
 	memset(s, 0, sizeof(*s));
 	snprintf(s->path, sizeof(s->path), "%s", RN_DEFAULT_IPAM_DB);
 	snprintf(s->prefix, sizeof(s->prefix), "%s", RN_IPAM_DEFAULT_PREFIX);
 	s->timeout_ms = RN_IPAM_DEFAULT_TIMEOUT_S * 1000;
+	s->block_lease_s = lease_s;
 	if (!ipam)
 		return 0;
 	if (rn_json_only_keys(ipam, keys, w, e) ||
@@ -83,11 +85,14 @@ int rn_ipam_settings_parse(struct rn_ipam_settings *s, const struct rn_config *c
 	    rn_json_string(ipam, "path", s->path, sizeof(s->path), w, e) ||
 	    rn_json_string(ipam, "prefix", s->prefix, sizeof(s->prefix), w, e) ||
 	    rn_json_int(ipam, "timeout_s", 1, 600, &timeout_s, w, e) ||
+	    rn_json_int(ipam, "block_lease_s", 2, 86400, &lease_s, w, e) ||
 	    parse_endpoints(s, ipam, e) || parse_tls(s, ipam, e))
 		return -EINVAL;
 	s->store = store;
 	s->timeout_ms = (unsigned int)timeout_s * 1000;
-	if (s->store == RN_IPAM_STORE_SQLITE && s->path[0] != '/')
+	s->block_lease_s = lease_s;
+	/* with etcd: the node-local store of block pools */
+	if (s->path[0] != '/')
 		return rn_fail(e, -EINVAL, "%s.path: \"%s\": must be an absolute path", w, s->path);
 	if (s->prefix[0] != '/')
 		return rn_fail(e, -EINVAL, "%s.prefix: \"%s\": must start with '/'", w, s->prefix);

@@ -14,6 +14,7 @@
 #define RN_IPAM_PREFIX_MAX	128
 #define RN_IPAM_DEFAULT_TIMEOUT_S 5
 #define RN_IPAM_DEFAULT_PREFIX	"/rdmanet"
+#define RN_IPAM_DEFAULT_BLOCK_LEASE_S 900
 
 enum rn_ipam_store_kind { RN_IPAM_STORE_SQLITE = 0, RN_IPAM_STORE_ETCD };
 
@@ -29,6 +30,9 @@ struct rn_ipam_settings {
 		char key_file[PATH_MAX];
 	} tls;
 	unsigned int timeout_ms;			/* bound of every call */
+	/* etcd: a node's block claims live this long past its last keep-alive
+	 * (block_claim.h); the node stops allocating from them before */
+	long long block_lease_s;
 };
 
 /* Parses c->ipam (NULL: defaults). */

@@ -10,13 +10,15 @@
  *     "exclude": ["172.16.11.7", "172.16.11.20-172.16.11.29"],
  *     "gateway": "172.16.11.254",
  *     "routes": [ { "dst": "172.16.0.0/16", "gw": "172.16.11.254" } ],
- *     "vlan": 0, "masters": ["ens6f0np0"], "nodes": ["worker-1"] }
+ *     "vlan": 0, "masters": ["ens6f0np0"], "nodes": ["worker-1"], "block": 26 }
  * Only name and subnet are required. Without "ips" the whole subnet is the
  * range. The usable set is the ranges minus the excludes, minus the
  * gateway, minus the IPv4 network and broadcast addresses of subnets wider
  * than /31 and the IPv6 subnet-router anycast address (all host bits zero)
  * of subnets wider than /127. /31 and /127 give two addresses, /32 and /128
- * one. Empty "masters"/"nodes" mean any master/node. */
+ * one. Empty "masters"/"nodes" mean any master/node. "block" (a prefix
+ * length, at least the subnet's): nodes claim the pool's addresses in
+ * blocks of that size (ipam/block_claim.h); absent: per allocation. */
 #ifndef RDMANET_IPAM_POOL_H
 #define RDMANET_IPAM_POOL_H
 
@@ -68,6 +70,7 @@ struct rn_pool {
 	char (*masters)[RN_IFNAMSIZ];
 	unsigned int n_nodes;
 	char (*nodes)[RN_POOL_NODE_MAX];
+	unsigned int block;		/* block prefix length, 0: no blocks */
 
 	/* Derived by validation: the usable set, sorted and disjoint. */
 	unsigned int n_segs;

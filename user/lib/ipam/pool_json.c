@@ -347,9 +347,9 @@ static int check_gateway(const struct rn_pool *p, const char *where, struct rn_e
 int rn_pool_from_json(struct rn_pool *p, json_t *obj, const char *where, struct rn_error *e)
 {
 	static const char *const keys[] = { "name", "subnet", "ips", "exclude", "gateway",
-					    "routes", "vlan", "masters", "nodes", NULL };
+					    "routes", "vlan", "masters", "nodes", "block", NULL };
 	char at[WHERE_MAX], *masters = NULL, *nodes = NULL;
-	long long vlan = 0;
+	long long vlan = 0, block = 0;
 	int err;
 
 	memset(p, 0, sizeof(*p));
@@ -365,12 +365,18 @@ int rn_pool_from_json(struct rn_pool *p, json_t *obj, const char *where, struct 
 	      parse_gateway(p, obj, at, e) ||
 	      parse_routes(p, obj, at, e) ||
 	      rn_json_int(obj, "vlan", 0, 4094, &vlan, at, e) ||
+	      rn_json_int(obj, "block", 0, 128, &block, at, e) ||
 	      parse_names(obj, "masters", RN_IFNAMSIZ, RN_POOL_MAX_MASTERS, &masters,
 			  &p->n_masters, at, e) ||
 	      parse_names(obj, "nodes", RN_POOL_NODE_MAX, RN_POOL_MAX_NODES, &nodes,
 			  &p->n_nodes, at, e);
 	p->masters = (char (*)[RN_IFNAMSIZ])masters;
 	p->nodes = (char (*)[RN_POOL_NODE_MAX])nodes;
+	if (!err && block && (block < p->subnet.len ||
+			      block > (p->subnet.addr.family == AF_INET ? 32 : 128)))
+		err = rn_fail(e, -EINVAL, "%s.block: /%lld is not a prefix length within the "
+			      "subnet (/%u..%u)", at, block, p->subnet.len,
+			      p->subnet.addr.family == AF_INET ? 32 : 128);
 	err = err ||
 	      check_ranges_disjoint(p, at, e) ||
 	      check_gateway(p, at, e) ||
@@ -378,6 +384,7 @@ int rn_pool_from_json(struct rn_pool *p, json_t *obj, const char *where, struct 
 	if (err)
 		goto fail;
 	p->vlan = (unsigned int)vlan;
+	p->block = (unsigned int)block;
 	return 0;
 fail:
 	rn_pool_free(p);
@@ -456,6 +463,8 @@ json_t *rn_pool_to_json(const struct rn_pool *p)
 	if (p->n_nodes)
 		json_object_set_new(o, "nodes", names_json(p->nodes[0], RN_POOL_NODE_MAX,
 							   p->n_nodes));
+	if (p->block)
+		json_object_set_new(o, "block", json_integer(p->block));
 	return o;
 }
 

@@ -97,6 +97,32 @@ int rn_seg_subtract(struct rn_pool_seg **segs, unsigned int *n,
 	return 0;
 }
 
+int rn_seg_intersect(struct rn_pool_seg **segs, unsigned int *n,
+		     const struct rn_pool_seg *keep, unsigned int n_keep)
+{
+	/* each run of the result starts a run of one side: at most n + n_keep */
+	struct rn_pool_seg *out = calloc(*n + n_keep + 1, sizeof(*out));
+	unsigned int o = 0, i = 0, k = 0;
+
+	if (!out)
+		return -ENOMEM;
+	while (i < *n && k < n_keep) {
+		rn_u128 lo = (*segs)[i].lo > keep[k].lo ? (*segs)[i].lo : keep[k].lo;
+		rn_u128 hi = (*segs)[i].hi < keep[k].hi ? (*segs)[i].hi : keep[k].hi;
+
+		if (lo <= hi)
+			out[o++] = (struct rn_pool_seg){ lo, hi };
+		if ((*segs)[i].hi < keep[k].hi)
+			i++;
+		else
+			k++;
+	}
+	free(*segs);
+	*segs = out;
+	*n = o;
+	return 0;
+}
+
 rn_u128 rn_seg_size(const struct rn_pool_seg *s, unsigned int n)
 {
 	rn_u128 total = 0;

@@ -14,6 +14,10 @@ unsigned int rn_seg_merge(struct rn_pool_seg *s, unsigned int n);
  * disjoint *segs, reallocating it. */
 int rn_seg_subtract(struct rn_pool_seg **segs, unsigned int *n,
 		    struct rn_pool_seg *holes, unsigned int n_holes);
+/* Keeps of the sorted disjoint *segs only what the sorted disjoint keep
+ * holds, reallocating it. */
+int rn_seg_intersect(struct rn_pool_seg **segs, unsigned int *n,
+		     const struct rn_pool_seg *keep, unsigned int n_keep);
 rn_u128 rn_seg_size(const struct rn_pool_seg *s, unsigned int n);
 bool rn_seg_contains(const struct rn_pool_seg *s, unsigned int n, rn_u128 v);
 /* The smallest member >= v, if any. */

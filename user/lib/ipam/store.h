@@ -29,6 +29,11 @@ struct rn_alloc_family {
 	int family;			/* AF_INET or AF_INET6 */
 	unsigned int n;
 	const struct rn_pool *pools[RN_IPAM_MAX_POOLS];	/* in order of preference */
+	/* Per pool: NULL, the whole pool; else only the addresses within
+	 * these sorted disjoint runs (a node's blocks of a block pool; none
+	 * if n_within is 0). Only the SQLite store takes it. */
+	const struct rn_pool_seg *within[RN_IPAM_MAX_POOLS];
+	unsigned int n_within[RN_IPAM_MAX_POOLS];
 };
 
 struct rn_alloc_plan {
@@ -85,6 +90,11 @@ int rn_store_sqlite_open(struct rn_store **out, const struct rn_ipam_settings *s
 			 bool read_only, struct rn_error *e);
 int rn_store_etcd_open(struct rn_store **out, const struct rn_ipam_settings *st,
 		       struct rn_error *e);
+
+/* A store that did not answer (why: its error, -EAGAIN): every call fails
+ * with that error (store_down.c). */
+int rn_store_down_open(struct rn_store **out, const struct rn_ipam_settings *st,
+		       const struct rn_error *why, struct rn_error *e);
 
 /* Checks p against every other pool in pools[0..n-1] (same name skipped). */
 int rn_pool_check_against(const struct rn_pool *p, const struct rn_ipam_pool_info *pools,

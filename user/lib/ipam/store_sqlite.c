@@ -41,6 +41,7 @@
 #include "ipam/sqlite_lock.h"
 #include "ipam/sqlite_wal.h"
 #include "private_file.h"
+#include "ipam/pool_set.h"
 #include "ipam/store.h"
 #include "mkdir_p.h"
 
@@ -565,6 +566,14 @@ static int allocate_family(struct sqlite_store *s, const struct rn_alloc_plan *p
 			return r;
 		if (r == 0)
 			continue;	/* deleted meanwhile: the next pool */
+		if (f->within[i]) {
+			if (rn_seg_intersect(&now.segs, &now.n_segs, f->within[i],
+					     f->n_within[i])) {
+				rn_pool_free(&now);
+				return rn_fail(e, -ENOMEM, "ipam: out of memory");
+			}
+			now.size = rn_seg_size(now.segs, now.n_segs);
+		}
 		ctx.pool = &now;
 		r = rn_alloc_pick(&now, has_cursor, cursor, 0, &it, &pick, e);
 		if (ctx.st)

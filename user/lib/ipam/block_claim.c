@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Blocks claimed in etcd under a node's lease (block_claim.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ipam/block_claim.h"
+#include "ipam/etcd_keys.h"
+#include "ipam/pool_set.h"
+
+long long rn_block_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void key_node(char *out, const char *prefix, const char *node)
+{
+	snprintf(out, RN_ETCD_KEY_MAX, "%s/nodes/%s", prefix, node);
+}
+
+static void key_blocks(char *out, const char *prefix, const char *pool)
+{
+	snprintf(out, RN_ETCD_KEY_MAX, "%s/blocks/%s%s", prefix, pool ? pool : "",
+		 pool ? "/" : "");
+}
+
+static void key_block(char *out, const char *prefix, const char *pool, int family, rn_u128 base)
+{
+	char hex[33];
+	struct rn_addr a;
+
+	rn_addr_from_u128(&a, family, base);
+	rn_etcd_addr_hex(&a, hex);
+	snprintf(out, RN_ETCD_KEY_MAX, "%s/blocks/%s/%s", prefix, pool, hex);
+}
+
+rn_u128 rn_block_last(int family, rn_u128 base, unsigned int len)
+{
+	unsigned int host = (family == AF_INET ? 32 : 128) - len;
+
+	return host >= 128 ? ~(rn_u128)0 : base + (((rn_u128)1 << host) - 1);
+}
+
+/* A put under a lease etcd no longer has fails with this. */
+static int lease_gone(struct rn_error *e)
+{
+	if (e && strstr(e->msg, "lease not found"))
+		e->code = -ENOENT;
+	return e ? e->code : -EIO;
+}
+
+int rn_block_lease_keepalive(struct rn_etcd *c, struct rn_block_lease *l, struct rn_error *e)
+{
+	long long sent = rn_block_now_ms(), ttl;
+	json_t *resp, *res;
+	int err;
+
+	rn_etcd_deadline(c);
+	err = rn_etcd_post(c, "lease/keepalive", json_pack("{s:I}", "ID", (json_int_t)l->id),
+			   &resp, e);
+	if (err)
+		return err;
+	/* one keep-alive: the gateway answers with the stream's first message */
+	res = json_object_get(resp, "result");
+	ttl = rn_etcd_int64(json_object_get(res ? res : resp, "TTL"));
+	json_decref(resp);
+	if (ttl <= 0) {
+		long long id = l->id;
+
+		l->id = 0;
+		l->valid_until_ms = 0;
+		return rn_fail(e, -ENOENT, "ipam: blocks: lease %llx expired: every block "
+			       "bound to it is lost", (unsigned long long)id);
+	}
+	l->ttl_s = ttl;
+	l->valid_until_ms = sent + ttl * 1000;
+	return 0;
+}
+
+int rn_block_lease_revoke(struct rn_etcd *c, struct rn_block_lease *l, struct rn_error *e)
+{
+	json_t *resp;
+	int err;
+
+	rn_etcd_deadline(c);
+	err = rn_etcd_post(c, "lease/revoke", json_pack("{s:I}", "ID", (json_int_t)l->id),
+			   &resp, e);
+	if (err && lease_gone(e) != -ENOENT)
+		return err;
+	json_decref(resp);
+	l->id = 0;
+	l->valid_until_ms = 0;
+	return 0;
+}
+
+static long long value_lease(const struct rn_etcd_kv *kv, char *node, size_t node_size,
+			     long long *len)
+{
+	json_t *v = kv->value ? json_loadb(kv->value, kv->value_len, 0, NULL) : NULL;
+	long long id = rn_etcd_int64(json_object_get(v, "lease"));
+	const char *n = json_string_value(json_object_get(v, "node"));
+
+	if (node)
+		snprintf(node, node_size, "%s", n ? n : "");
+	if (len)
+		*len = json_integer_value(json_object_get(v, "len"));
+	json_decref(v);
+	return id;
+}
+
+/* "P/blocks/<pool>/<hex base>": the shape of an address key under "ips". */
+static int parse_block_key(const char *key, const char *prefix, char *pool, size_t pool_size,
+			   struct rn_addr *a)
+{
+	char ips[RN_ETCD_KEY_MAX];
+	size_t plen = strlen(prefix);
+
+	if (strncmp(key, prefix, plen) || strncmp(key + plen, "/blocks/", 8))
+		return -EINVAL;
+	snprintf(ips, sizeof(ips), "%s/ips/%s", prefix, key + plen + 8);
+	return rn_etcd_parse_ip_key(ips, prefix, pool, pool_size, a);
+}
+
+/* The block a key names, if it is node's under lease l. */
+static bool parse_owned(const struct rn_etcd_kv *kv, const char *prefix, const char *node,
+			const struct rn_block_lease *l, struct rn_block *b)
+{
+	char owner[RN_POOL_NODE_MAX];
+	long long len = 0;
+	struct rn_addr a;
+
+	memset(b, 0, sizeof(*b));
+	if (parse_block_key(kv->key, prefix, b->pool, sizeof(b->pool), &a))
+		return false;
+	b->lease = value_lease(kv, owner, sizeof(owner), &len);
+	if ((node && (b->lease != l->id || !l->id || strcmp(owner, node))) ||
+	    len <= 0 || len > (a.family == AF_INET ? 32 : 128))
+		return false;
+	snprintf(b->node, sizeof(b->node), "%s", owner);
+	b->family = a.family;
+	b->base = rn_addr_to_u128(&a);
+	b->len = (unsigned int)len;
+	b->mod_revision = kv->mod_revision;
+	return true;
+}
+
+static int grant(struct rn_etcd *c, long long ttl_s, struct rn_block_lease *l,
+		 struct rn_error *e)
+{
+	long long sent = rn_block_now_ms();
+	json_t *resp;
+	int err = rn_etcd_post(c, "lease/grant", json_pack("{s:I}", "TTL", (json_int_t)ttl_s),
+			       &resp, e);
+
+	if (err)
+		return err;
+	l->id = rn_etcd_int64(json_object_get(resp, "ID"));
+	l->ttl_s = rn_etcd_int64(json_object_get(resp, "TTL"));
+	json_decref(resp);
+	if (l->id <= 0 || l->ttl_s <= 0)
+		return rn_fail(e, -EIO, "ipam: blocks: etcd granted no lease");
+	l->valid_until_ms = sent + l->ttl_s * 1000;
+	return 0;
+}
+
+int rn_block_lease_get(struct rn_etcd *c, const char *prefix, const char *node,
+		       long long ttl_s, struct rn_block_lease *l, struct rn_error *e)
+{
+	char key[RN_ETCD_KEY_MAX], value[64];
+	struct rn_etcd_range r;
+	long long mod = 0;
+	int err, tries = 0;
+	bool ok;
+
+	memset(l, 0, sizeof(*l));
+	key_node(key, prefix, node);
+	rn_etcd_deadline(c);
+again:
+	err = rn_etcd_get(c, key, NULL, 0, false, false, &r, e);
+	if (err)
+		return err;
+	if (r.n) {
+		l->id = value_lease(&r.kvs[0], NULL, 0, NULL);
+		mod = r.kvs[0].mod_revision;
+	}
+	rn_etcd_range_free(&r);
+	if (l->id) {
+		err = rn_block_lease_keepalive(c, l, e);
+		if (err != -ENOENT)
+			return err;	/* alive (0), or etcd did not answer */
+	}
+	rn_etcd_deadline(c);
+	err = grant(c, ttl_s, l, e);
+	if (err)
+		return err;
+	snprintf(value, sizeof(value), "{\"lease\":\"%lld\"}", l->id);
+	/* the node key as read: two processes of one node starting at once
+	 * must not each record a lease of their own */
+	err = rn_etcd_txn(c, json_pack("[o]", mod ? rn_etcd_cmp_mod(key, mod) :
+						     rn_etcd_cmp_create(key, 0)),
+			  json_pack("[o]", rn_etcd_op_put_lease(key, value, l->id)), NULL, &ok,
+			  NULL, 0, e);
+	if (!err && !ok) {
+		/* another process of the node recorded its lease first: use that */
+		struct rn_block_lease mine = *l;
+
+		rn_block_lease_revoke(c, &mine, NULL);
+		if (++tries > 8)
+			return rn_fail(e, -EAGAIN, "ipam: blocks: node %s's lease kept changing: "
+				       "try again later", node);
+		memset(l, 0, sizeof(*l));
+		mod = 0;
+		goto again;
+	}
+	return err ? lease_gone(e) : 0;
+}
+
+int rn_block_claim(struct rn_etcd *c, const char *prefix, const char *node,
+		   const struct rn_block_lease *l, const struct rn_pool *p, struct rn_block *out,
+		   struct rn_error *e)
+{
+	int family = rn_pool_family(p);
+	char dir[RN_ETCD_KEY_MAX], key[RN_ETCD_KEY_MAX], value[RN_POOL_NODE_MAX + 96], *end;
+	struct rn_etcd_range taken;
+	rn_u128 cur = 0, mask, next;
+	size_t k = 0;
+	int err;
+
+	if (!p->block)
+		return rn_fail(e, -EINVAL, "ipam: pool \"%s\" has no block size", p->name);
+	if (!l->id)
+		return rn_fail(e, -ENOENT, "ipam: blocks: node %s holds no lease", node);
+	mask = ~rn_block_last(family, 0, p->block);
+	key_blocks(dir, prefix, p->name);
+	end = rn_etcd_prefix_end(dir);
+	if (!end)
+		return rn_fail(e, -ENOMEM, "ipam: out of memory");
+	rn_etcd_deadline(c);
+	for (;;) {
+		bool found = false, ok;
+
+		err = rn_etcd_get(c, dir, end, 0, true, false, &taken, e);
+		if (err)
+			break;
+		/* the first block holding a usable address whose key is absent:
+		 * keys are in address order, as are the candidates */
+		k = 0;
+		cur = 0;
+		while (rn_seg_next(p->segs, p->n_segs, cur, &next)) {
+			rn_u128 base = next & mask;
+			struct rn_addr a;
+			char pool[RN_POOL_NAME_MAX];
+
+			while (k < taken.n &&
+			       (parse_block_key(taken.kvs[k].key, prefix, pool, sizeof(pool), &a) ||
+				rn_addr_to_u128(&a) < base))
+				k++;
+			if (k < taken.n && rn_addr_to_u128(&a) == base) {
+				cur = rn_block_last(family, base, p->block);
+				if (cur == ~(rn_u128)0 || (family == AF_INET &&
+							    cur == 0xffffffffu))
+					break;
+				cur++;
+				continue;
+			}
+			found = true;
+			cur = base;
+			break;
+		}
+		rn_etcd_range_free(&taken);
+		if (!found) {
+			err = rn_fail(e, -ENOSPC, "ipam: pool \"%s\": every /%u block is claimed",
+				      p->name, p->block);
+			break;
+		}
+		key_block(key, prefix, p->name, family, cur);
+		snprintf(value, sizeof(value), "{\"node\":\"%s\",\"lease\":\"%lld\",\"len\":%u}",
+			 node, l->id, p->block);
+		err = rn_etcd_txn(c, json_pack("[o]", rn_etcd_cmp_create(key, 0)),
+				  json_pack("[o]", rn_etcd_op_put_lease(key, value, l->id)), NULL,
+				  &ok, NULL, 0, e);
+		if (err) {
+			err = lease_gone(e);
+			break;
+		}
+		if (ok) {
+			memset(out, 0, sizeof(*out));
+			snprintf(out->pool, sizeof(out->pool), "%s", p->name);
+			out->family = family;
+			out->base = cur;
+			out->len = p->block;
+			/* read back for the revision a release compares */
+			err = rn_block_owned(c, prefix, node, l, out, e) == 1 ? 0 :
+			      rn_fail(e, -EAGAIN, "ipam: blocks: a claimed block went at once");
+			break;
+		}
+		if (rn_etcd_expired(c)) {
+			err = rn_fail(e, -EAGAIN, "ipam: blocks: pool \"%s\": claims kept racing "
+				      "other nodes: try again later", p->name);
+			break;
+		}
+		/* another node took that block first: read again */
+	}
+	free(end);
+	return err;
+}
+
+int rn_block_list(struct rn_etcd *c, const char *prefix, const char *node,
+		  const struct rn_block_lease *l, const char *pool, struct rn_block **out,
+		  struct rn_error *e)
+{
+	char dir[RN_ETCD_KEY_MAX], *end;
+	struct rn_etcd_range r;
+	int n = 0, err;
+
+	*out = NULL;
+	key_blocks(dir, prefix, pool);
+	end = rn_etcd_prefix_end(dir);
+	if (!end)
+		return rn_fail(e, -ENOMEM, "ipam: out of memory");
+	rn_etcd_deadline(c);
+	err = rn_etcd_get(c, dir, end, 0, false, false, &r, e);
+	free(end);
+	if (err)
+		return err;
+	*out = calloc(r.n + 1, sizeof(**out));
+	if (!*out) {
+		rn_etcd_range_free(&r);
+		return rn_fail(e, -ENOMEM, "ipam: out of memory");
+	}
+	for (size_t i = 0; i < r.n; i++)
+		if (parse_owned(&r.kvs[i], prefix, node, l, &(*out)[n]))
+			n++;
+	rn_etcd_range_free(&r);
+	return n;
+}
+
+int rn_block_owned(struct rn_etcd *c, const char *prefix, const char *node,
+		   const struct rn_block_lease *l, struct rn_block *b, struct rn_error *e)
+{
+	char key[RN_ETCD_KEY_MAX];
+	struct rn_etcd_range r;
+	struct rn_block now;
+	bool mine;
+	int err;
+
+	key_block(key, prefix, b->pool, b->family, b->base);
+	if (rn_etcd_expired(c))
+		rn_etcd_deadline(c);
+	err = rn_etcd_get(c, key, NULL, 0, false, false, &r, e);
+	if (err)
+		return err;
+	mine = r.n && parse_owned(&r.kvs[0], prefix, node, l, &now) && now.len == b->len;
+	if (mine)
+		b->mod_revision = now.mod_revision;
+	rn_etcd_range_free(&r);
+	return mine;
+}
+
+int rn_block_release(struct rn_etcd *c, const char *prefix, const struct rn_block *b,
+		     struct rn_error *e)
+{
+	char key[RN_ETCD_KEY_MAX];
+	bool ok;
+	int err;
+
+	key_block(key, prefix, b->pool, b->family, b->base);
+	rn_etcd_deadline(c);
+	err = rn_etcd_txn(c, json_pack("[o]", rn_etcd_cmp_mod(key, b->mod_revision)),
+			  json_pack("[o]", rn_etcd_op_delete(key, NULL)), NULL, &ok, NULL, 0, e);
+	return err ? err : ok;
+}
