@@ -11,7 +11,7 @@
 # abstractions/base, from an unconfined containerd (DaemonProfile
 # "unconfined"). CRI-O's crio-default is the same template.
 #
-# Used by selftests/vm/test_apparmor.sh to show that rdmanetd cannot run
+# Used by selftests/vm/test_deploy_mounts.sh to show that rdmanetd cannot run
 # under it: the agent's pins and the lock on its pin directory (bpffs,
 # /sys/fs/[^c]*) and default_roce_tos (configfs, /sys/[^f]*) are writes and
 # locks it denies. Do not edit the rules: they must stay containerd's.

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # The DaemonSet's rdmanetd container as far as a testbed VM can build it
 # without a container engine. Sourced by the guest halves of
-# test_deploy_mounts.sh and test_apparmor.sh.
+# test_deploy_mounts.sh (its mounts and its AppArmor parts).
 #
 #   deploy_container LAYOUT CONFIG [APPARMOR_PROFILE]
 #       runs `rdmanetd --once --config CONFIG` in a mount namespace laid out
