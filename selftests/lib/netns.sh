@@ -84,7 +84,7 @@ rn_agent_start() {
 	nsenter --net=/run/netns/"$RN_NODE" "${RN_AGENT_BIN:-$RN_BUILD/bin/rdmanetd}" --config "$1" "${@:2}" \
 		>>"$RN_TMP/agent.log" 2>&1 &
 	RN_AGENT_PID=$!
-	for _ in $(seq 100); do
+	for _ in $(seq 300); do	# 30 s: a first start on a loaded machine
 		n=$(grep -c "master(s) attached" "$RN_TMP/agent.log" 2>/dev/null)
 		if [ "${n:-0}" -gt "${before:-0}" ]; then
 			# (jq 1.6 -e exits 0 on empty input, so count instead)
