@@ -247,6 +247,7 @@ static int run(struct rn_config *c, struct rn_config_watch *w, const char *publi
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct rn_dp_server *dp = NULL;
 	struct rn_maps m;
+	bool pod_prog_later;
 	int lock, n;
 
 	snprintf(fx.pin_dir, sizeof(fx.pin_dir), "%s", c->bpf.pin_dir);
@@ -276,9 +277,10 @@ static int run(struct rn_config *c, struct rn_config_watch *w, const char *publi
 		rn_pin_unlock(lock);
 		return 1;
 	}
-	/* the per-pod program the CNI plugin attaches; pods attached by
-	 * another build move to this one's */
-	if (rn_pod_prog_install(c->bpf.pin_dir, m.max_pods, &e) < 0)
+	/* the first start: the per-pod program is pinned before any master
+	 * is attached, so no pod the CNI plugin adds meanwhile goes without */
+	pod_prog_later = rn_pod_prog_is_pinned(c->bpf.pin_dir);
+	if (!pod_prog_later && rn_pod_prog_install(c->bpf.pin_dir, m.max_pods, &e) < 0)
 		rn_warn("%s: new pods get no per-pod program (the master's programs police "
 			"alone)", e.msg);
 	n = rn_masters_reconcile_counted(c, &m, &health.masters_wanted);
@@ -288,6 +290,12 @@ static int run(struct rn_config *c, struct rn_config_watch *w, const char *publi
 			"are discovered from /sys/class/infiniband)", c->n_masters);
 	else
 		rn_info("%d master(s) attached, pins under %s", n, c->bpf.pin_dir);
+	/* a restart or an upgrade: the per-pod program after the masters
+	 * (loading it must not delay their upgrade); pods attached by another
+	 * build move to this one's */
+	if (pod_prog_later && rn_pod_prog_install(c->bpf.pin_dir, m.max_pods, &e) < 0)
+		rn_warn("%s: new pods get no per-pod program (the master's programs police "
+			"alone)", e.msg);
 	rn_sriov_agent_start(c);
 	rn_sriov_agent_tick(c);
 	rn_rdma_agent_tick(c);

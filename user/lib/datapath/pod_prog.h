@@ -25,6 +25,8 @@
  * the pinned one is this build's, and moves every pinned pod link to it.
  * Returns the number of pod links moved, or a negative errno. */
 int rn_pod_prog_install(const char *pin_dir, unsigned int max_pods, struct rn_error *e);
+/* Whether an agent has pinned a per-pod program under pin_dir. */
+bool rn_pod_prog_is_pinned(const char *pin_dir);
 /* --uninstall: detaches and unpins every pod's tcx link, unpins the
  * program (clsact filters keep it until their pods go). */
 void rn_pod_prog_uninstall(const char *pin_dir);

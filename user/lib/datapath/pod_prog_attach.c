@@ -37,6 +37,13 @@ __u64 rn_netns_cookie_of(int sock_fd)
 	return cookie;
 }
 
+bool rn_pod_prog_is_pinned(const char *pin_dir)
+{
+	char path[PATH_MAX];
+
+	return !rn_pin_path(path, sizeof(path), pin_dir, RN_POD_PROG_PIN) && !access(path, F_OK);
+}
+
 static int link_pin_path(char *path, size_t size, const char *pin_dir, __u32 slot)
 {
 	int n = snprintf(path, size, "%s/%s/pod_%u", pin_dir, RN_PIN_LINKS, slot);
