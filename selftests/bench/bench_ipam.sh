@@ -16,6 +16,10 @@
 #     driven as a runtime drives it (env vars + stdin, one process per
 #     ADD/DEL), against the same work through rdmanetctl (one process per
 #     allocation, as the CNI plugin would run).
+#   - per-node blocks (etcd claims, the node's SQLite store): ADD latency,
+#     one process per ADD, median and p99, against the node-local SQLite
+#     store's ADD in the same run, and etcd requests per 1,000 ADDs in the
+#     steady state (after the node's first ADD took its lease and block).
 # Each figure is the median of BENCH_REPS (default 3) runs.
 # Writes $RN_BENCH_OUT/ipam.json.
 set -u
@@ -160,6 +164,72 @@ printf '  %-44s %10s\n' "raw single-client CAS txn/s" "$ET_RAW" \
 	"raw CAS, one process each (processes/s)" "$ET_RAW_COLD" \
 	"allocations, one process each (cold, /s)" "$ET_COLD" \
 	"cold allocations / cold raw CAS [>= 0.5]" "$ET_COLD_RATIO"
+
+echo "== IPAM: per-node blocks (etcd + the node's SQLite store) against the node-local SQLite store"
+# one process per ADD (rdmanetctl ip allocate, as the CNI plugin runs), each
+# timed alone: median and p99 in ms; etcd requests per 1,000 ADDs from the
+# members' gRPC counters (the JSON gateway calls the member's gRPC server)
+BLK_N=${BENCH_BLOCK_N:-200}
+declare -a blk_med blk_p99 loc_med loc_p99 blk_req
+etcd_requests() {	# every member's handled KV and lease calls, summed
+	local i sum=0 v
+	for i in "${!ETCD_PIDS[@]}"; do
+		v=$(curl -s --max-time 2 "http://127.0.0.1:${ETCD_CLIENT_PORTS[$i]}/metrics" |
+			awk '/^grpc_server_handled_total\{.*grpc_service="etcdserverpb\.(KV|Lease)"/ \
+			{ s += $2 } END { printf "%d", s }')
+		sum=$((sum + ${v:-0}))
+	done
+	echo "$sum"
+}
+# add_times CONFIG PREFIX: ms of each of BLK_N ADDs, one a line
+add_times() {
+	local i t0
+	for ((i = 0; i < BLK_N; i++)); do
+		t0=$(date +%s%N)
+		"$CTL" -c "$1" ip allocate --container-id "$2$i" --ifname net1 --pool bench \
+			>/dev/null || echo "bench: block ADD failed" >&2
+		echo $(( ($(date +%s%N) - t0) / 1000 ))
+	done | awk '{ printf "%.3f\n", $1 / 1000 }'
+}
+p99() { sort -g | awk '{ v[NR] = $1 } END { i = int(NR * 0.99 + 0.999); if (i < 1) i = 1; print (NR ? v[i] : 0) }'; }
+if [ $ET_OK = 1 ]; then
+	for ((r = 1; r <= REPS; r++)); do
+		cat >"$DIR/blk-$r.json" <<EOF
+{ "node": "bench", "deployment": "cluster",
+  "ipam": { "store": "etcd", "endpoints": [ $ETCD_ENDPOINTS_JSON ], "prefix": "/blk$r",
+            "timeout_s": 30, "path": "$DIR/blk-$r.db" },
+  "pools": [ { "name": "bench", "subnet": "10.70.0.0/16", "block": 24 } ] }
+EOF
+		sqlite_config "$DIR/loc-$r.json" "$DIR/loc-$r.db" 10.71.0.0/16
+		# warm: the node's first ADD takes its lease and a block, as a
+		# node's first pod does; the steady state is what follows
+		"$CTL" -c "$DIR/blk-$r.json" ip allocate --container-id warm --ifname net1 \
+			--pool bench >/dev/null
+		"$CTL" -c "$DIR/loc-$r.json" ip allocate --container-id warm --ifname net1 \
+			--pool bench >/dev/null
+		q0=$(etcd_requests)
+		add_times "$DIR/blk-$r.json" b >"$DIR/blk-$r.ms"
+		q1=$(etcd_requests)
+		add_times "$DIR/loc-$r.json" l >"$DIR/loc-$r.ms"
+		blk_med+=("$(median <"$DIR/blk-$r.ms")")
+		blk_p99+=("$(p99 <"$DIR/blk-$r.ms")")
+		loc_med+=("$(median <"$DIR/loc-$r.ms")")
+		loc_p99+=("$(p99 <"$DIR/loc-$r.ms")")
+		blk_req+=("$(awk -v q=$((q1 - q0)) -v n="$BLK_N" 'BEGIN { printf "%.1f", q * 1000 / n }')")
+	done
+fi
+BLK_MED=$(printf '%s\n' "${blk_med[@]:-0}" | median)
+BLK_P99=$(printf '%s\n' "${blk_p99[@]:-0}" | median)
+LOC_MED=$(printf '%s\n' "${loc_med[@]:-0}" | median)
+LOC_P99=$(printf '%s\n' "${loc_p99[@]:-0}" | median)
+BLK_REQ=$(printf '%s\n' "${blk_req[@]:-0}" | median)
+BLK_RATIO=$(awk -v a="$BLK_MED" -v b="$LOC_MED" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
+BLK_RATIO99=$(awk -v a="$BLK_P99" -v b="$LOC_P99" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
+printf '  %-44s %10s\n' "blocks ADD, one process each (ms, median)" "$BLK_MED" \
+	"blocks ADD (ms, p99)" "$BLK_P99" "node-local SQLite ADD (ms, median)" "$LOC_MED" \
+	"node-local SQLite ADD (ms, p99)" "$LOC_P99" "blocks / SQLite, median [<= 1.1]" "$BLK_RATIO" \
+	"blocks / SQLite, p99" "$BLK_RATIO99" "etcd requests per 1,000 ADDs [<= 50]" "$BLK_REQ"
+echo "  samples: blocks ${blk_med[*]} | sqlite ${loc_med[*]} | requests/1000 ${blk_req[*]}"
 etcd_cluster_stop
 
 echo "== IPAM: one process per operation, rdmanetctl vs the reference host-local plugin"
@@ -227,6 +297,11 @@ jq -n \
 	--argjson hl_add "$HL_ADD" --argjson hl_del "$HL_DEL" --argjson hl_rate "$HL_RATE" \
 	--argjson rn_add "$RN_ADD" --argjson rn_del "$RN_DEL" --argjson peer "$PEER" \
 	--argjson reps "$REPS" \
+	--argjson blk_med "$BLK_MED" --argjson blk_p99 "$BLK_P99" --argjson loc_med "$LOC_MED" \
+	--argjson loc_p99 "$LOC_P99" --argjson blk_ratio "$BLK_RATIO" \
+	--argjson blk_ratio99 "$BLK_RATIO99" --argjson blk_req "$BLK_REQ" \
+	--argjson t_blk "$(awk -v a="$BLK_RATIO" 'BEGIN { print (a > 0 && a <= 1.1) ? "true" : "false" }')" \
+	--argjson t_blk_req "$(awk -v a="$BLK_REQ" 'BEGIN { print (a <= 50) ? "true" : "false" }')" \
 	--argjson t_sq "$(met "$SQ_A1" 2000)" --argjson t_sq_ratio "$SQ_RAW_OK" \
 	--argjson t_et "$(met "$ET_A1" 300)" --argjson t_et_ratio "$(met "$ET_RATIO" 0.5)" \
 	--argjson t_et_cold "$(met "$ET_COLD_RATIO" 0.5)" \
@@ -242,6 +317,10 @@ jq -n \
 	             fill_slash20_s: $et_fill, allocs_over_raw_cas: $et_ratio,
 	             cold_per_process: { raw_cas_per_s: $et_raw_cold, allocs_per_s: $et_cold,
 	                                 allocs_over_raw_cas: $et_cold_ratio } },
+	     blocks: { add_ms_median: $blk_med, add_ms_p99: $blk_p99,
+	               sqlite_add_ms_median: $loc_med, sqlite_add_ms_p99: $loc_p99,
+	               over_sqlite_median: $blk_ratio, over_sqlite_p99: $blk_ratio99,
+	               etcd_requests_per_1000_adds: $blk_req },
 	     per_process: { host_local_add_ms: $hl_add, host_local_del_ms: $hl_del,
 	                    host_local_adds_per_s: $hl_rate,
 	                    rdmanetctl_allocate_ms: $rn_add, rdmanetctl_release_ms: $rn_del,
@@ -249,8 +328,11 @@ jq -n \
 	     targets: { sqlite_allocs_per_s_min: 2000, sqlite_over_raw_min: 0.25,
 	                etcd_allocs_per_s_min: 300, etcd_over_raw_cas_min: 0.5,
 	                etcd_cold_over_raw_cold_min: 0.5,
+	                blocks_over_sqlite_max: 1.1, blocks_etcd_requests_per_1000_max: 50,
 	                met: { sqlite_allocs_per_s: $t_sq, sqlite_over_raw: $t_sq_ratio,
 	                       etcd_allocs_per_s: $t_et, etcd_over_raw_cas: $t_et_ratio,
-	                       etcd_cold_over_raw_cold: $t_et_cold } } } }' \
+	                       etcd_cold_over_raw_cold: $t_et_cold,
+	                       blocks_over_sqlite: $t_blk,
+	                       blocks_etcd_requests_per_1000: $t_blk_req } } } }' \
 	>"$RN_BENCH_OUT/ipam.json"
 echo "wrote $RN_BENCH_OUT/ipam.json"

@@ -234,13 +234,11 @@ static int split_pools(struct rn_ipam *ipam, const struct ip_args *a, const char
 {
 	*n4 = *n6 = 0;
 	for (unsigned int i = 0; i < a->n_pools; i++) {
-		struct rn_ipam_pool_info info;
-		int fam;
+		/* what the handle knows: no store request for a known pool */
+		int fam = rn_ipam_pool_family(ipam, a->pools[i], e);
 
-		if (rn_ipam_pool_get(ipam, a->pools[i], &info, e))
-			return e->code;
-		fam = rn_pool_family(&info.pool);
-		rn_pool_free(&info.pool);
+		if (fam < 0)
+			return fam;
 		if (fam == AF_INET && *n4 < RN_IPAM_MAX_POOLS)
 			v4[(*n4)++] = a->pools[i];
 		else if (fam == AF_INET6 && *n6 < RN_IPAM_MAX_POOLS)

@@ -56,25 +56,37 @@ static size_t on_data(char *data, size_t size, size_t n, void *arg)
 
 int rn_etcd_open(struct rn_etcd **out, const struct rn_ipam_settings *st, struct rn_error *e)
 {
-	const struct rn_curl_api *api = rn_curl(e);
-	struct rn_etcd *c;
+	struct rn_etcd *c = calloc(1, sizeof(*c));
 
 	*out = NULL;
-	if (!api)
-		return e ? e->code : -ENOENT;
-	c = calloc(1, sizeof(*c));
 	if (!c)
 		return rn_fail(e, -ENOMEM, "etcd: out of memory");
 	c->st = st;
+	c->current = (unsigned int)rand() % (st->n_endpoints ? st->n_endpoints : 1);
+	rn_etcd_deadline(c);
+	*out = c;
+	return 0;
+}
+
+/* libcurl is loaded at the first request, not at the open: a node whose
+ * ADDs are served from its blocks (block_alloc.h) never pays for it. */
+static int connect_lazy(struct rn_etcd *c, struct rn_error *e)
+{
+	const struct rn_curl_api *api;
+	const struct rn_ipam_settings *st = c->st;
+
+	if (c->api)
+		return 0;
+	api = rn_curl(e);
+	if (!api)
+		return e ? e->code : -ENOENT;
 	c->api = api;
 	c->curl = api->easy_init();
 	/* "Expect: 100-continue" on larger bodies would cost a round trip */
 	c->headers = api->slist_append(NULL, "Content-Type: application/json");
 	c->headers = api->slist_append(c->headers, "Expect:");
-	if (!c->curl || !c->headers) {
-		rn_etcd_close(c);
+	if (!c->curl || !c->headers)
 		return rn_fail(e, -ENOMEM, "etcd: out of memory");
-	}
 	api->easy_setopt(c->curl, CURLOPT_HTTPHEADER, c->headers);
 	api->easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_data);
 	api->easy_setopt(c->curl, CURLOPT_WRITEDATA, c);
@@ -87,9 +99,6 @@ int rn_etcd_open(struct rn_etcd **out, const struct rn_ipam_settings *st, struct
 		api->easy_setopt(c->curl, CURLOPT_SSLCERT, st->tls.cert_file);
 		api->easy_setopt(c->curl, CURLOPT_SSLKEY, st->tls.key_file);
 	}
-	c->current = (unsigned int)rand() % (st->n_endpoints ? st->n_endpoints : 1);
-	rn_etcd_deadline(c);
-	*out = c;
 	return 0;
 }
 
@@ -99,7 +108,8 @@ void rn_etcd_close(struct rn_etcd *c)
 		return;
 	if (c->curl)
 		c->api->easy_cleanup(c->curl);
-	c->api->slist_free_all(c->headers);
+	if (c->api)
+		c->api->slist_free_all(c->headers);
 	free(c->buf);
 	free(c);
 }
@@ -177,11 +187,16 @@ static int call(struct rn_etcd *c, const char *path, json_t *body, json_t **resp
 {
 	unsigned int n = c->st->n_endpoints;
 	long long per_try = n > 1 ? c->st->timeout_ms / n : c->st->timeout_ms;
-	char *text = json_dumps(body, JSON_COMPACT);
-	int r = 0;
+	char *text;
+	int r = connect_lazy(c, e);
 
-	json_decref(body);
 	*resp = NULL;
+	if (r) {
+		json_decref(body);
+		return r;
+	}
+	text = json_dumps(body, JSON_COMPACT);
+	json_decref(body);
 	if (!text)
 		return rn_fail(e, -ENOMEM, "etcd: out of memory");
 	if (per_try < MIN_TRY_MS)

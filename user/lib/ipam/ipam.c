@@ -639,6 +639,22 @@ int rn_ipam_pool_list(struct rn_ipam *ipam, struct rn_ipam_pool_info **out, stru
 	return n;
 }
 
+int rn_ipam_pool_family(struct rn_ipam *ipam, const char *name, struct rn_error *e)
+{
+	const struct rn_ipam_pool_info *known;
+	struct rn_ipam_pool_info info;
+	int family;
+
+	if (!lookup_pool(ipam, name, &known, NULL))
+		return rn_pool_family(&known->pool);
+	/* not in the store: rn_ipam_pool_get says why */
+	if (rn_ipam_pool_get(ipam, name, &info, e))
+		return e ? e->code : -ENOENT;
+	family = rn_pool_family(&info.pool);
+	rn_pool_free(&info.pool);
+	return family;
+}
+
 int rn_ipam_pool_get(struct rn_ipam *ipam, const char *name, struct rn_ipam_pool_info *out,
 		     struct rn_error *e)
 {

@@ -203,6 +203,9 @@ int rn_ipam_pool_list(struct rn_ipam *ipam, struct rn_ipam_pool_info **out,
 void rn_ipam_pools_free(struct rn_ipam_pool_info *pools, int n);
 int rn_ipam_pool_get(struct rn_ipam *ipam, const char *name, struct rn_ipam_pool_info *out,
 		     struct rn_error *e);	/* free out->pool with rn_pool_free */
+/* AF_INET or AF_INET6 of a pool, from what the handle knows (loading the
+ * store's pools only for a name it does not know), or a negative error. */
+int rn_ipam_pool_family(struct rn_ipam *ipam, const char *name, struct rn_error *e);
 /* Adds a new pool (refused if the name exists or it overlaps another pool). */
 int rn_ipam_pool_add(struct rn_ipam *ipam, const struct rn_pool *p, struct rn_error *e);
 /* Deletes a pool: -EBUSY while it holds addresses unless force (then its
