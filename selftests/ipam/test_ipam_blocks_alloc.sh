@@ -111,4 +111,15 @@ alloc short s-3 >/dev/null 2>"$DIR/short.err"
 check_eq "the returning node hands out nothing from the block it lost: the pool is full" \
 	"$? $(grep -c 'every /29 block is claimed' "$DIR/short.err")" "1 1"
 check_eq "its old allocation stays on its disk until its DEL" "$(held short)" "$old"
+
+if command -v valgrind >/dev/null; then
+	vg() { valgrind -q --error-exitcode=99 --leak-check=full \
+		--errors-for-leak-kinds=definite "$@" >/dev/null 2>>"$DIR/vg.log"; }
+	ok=1
+	vg "$CTL" -c "$DIR/n1.json" ip allocate --container-id vg1 --ifname net1 --pool r1 || ok=0
+	vg "$CTL" -c "$DIR/n1.json" ip release --container-id vg1 --ifname net1 || ok=0
+	vg "$RN_BUILD/tools/ipam_blocks" "$DIR/n1.json" n1 tick 100 0 || ok=0
+	check_eq "ADD, DEL and a tick under valgrind: no memory error, no leak" "$ok" 1
+	[ $ok = 1 ] || sed 's/^/# /' "$DIR/vg.log" | head -30
+fi
 tap_done

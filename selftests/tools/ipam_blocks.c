@@ -103,6 +103,7 @@ int main(int argc, char **argv)
 		for (int i = 0; i < n; i++)
 			print_block(&b[i]);
 		free(b);
+		rn_etcd_close(c);
 		return 0;
 	}
 	if (!strcmp(verb, "tick") && argc > 5) {
@@ -118,6 +119,7 @@ int main(int argc, char **argv)
 			return fail(&e);
 		r = rn_block_alloc_tick(ba, pools, k, &t, &e);
 		rn_block_alloc_close(ba);
+		rn_etcd_close(c);
 		if (r < 0)
 			return fail(&e);
 		printf("%d\n", r);

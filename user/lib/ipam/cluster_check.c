@@ -21,5 +21,6 @@ int rn_ipam_pool_cluster_check(const struct rn_ipam_settings *st, const struct r
 		       "(sqlite) of a \"deployment\": \"cluster\" config, handing the same "
 		       "addresses to pods on different nodes; give the pool one node "
 		       "(\"nodes\": [\"<node>\"], a subnet per node) or use the cluster store "
-		       "(\"ipam\": {\"store\": \"etcd\", ...})", p->name, who);
+		       "(\"ipam\": {\"store\": \"etcd\", ...}, with a \"block\" per pool so that "
+		       "nodes allocate on their own)", p->name, who);
 }
