@@ -65,6 +65,20 @@ check_eq "n2 claims the released block" "$(blocks n2 claim small)" "small 10.71.
 check_eq "IPv6 blocks" "$(blocks n1 claim v6 2)" "v6 fd00:70::/120
 v6 fd00:70::100/120"
 
+# --- a pool switched to blocks with live per-allocation addresses ------------------
+jq '.pools = [ { "name": "mig", "subnet": "10.72.0.0/24" } ]' "$DIR/config.json" \
+	>"$DIR/per-alloc.json"
+jq '.pools += [ { "name": "mig", "subnet": "10.72.0.0/24", "block": 28 } ]' "$DIR/config.json" \
+	>"$DIR/mig.json"
+"$RN_BUILD/bin/rdmanetctl" -c "$DIR/per-alloc.json" ip allocate --container-id old \
+	--ifname net1 --pool mig >/dev/null
+check_eq "a block holding a live per-allocation address is not claimed: the next one is" \
+	"$("$RN_BUILD/tools/ipam_blocks" "$DIR/mig.json" n1 claim mig)" "mig 10.72.0.16/28"
+"$RN_BUILD/bin/rdmanetctl" -c "$DIR/per-alloc.json" ip release --container-id old \
+	--ifname net1 >/dev/null
+check_eq "released, its block is free to claim" \
+	"$("$RN_BUILD/tools/ipam_blocks" "$DIR/mig.json" n1 claim mig)" "mig 10.72.0.0/28"
+
 # --- a node that goes away past its lease ------------------------------------------
 ttl=$(blocks gone lease 2 | cut -d' ' -f2)
 check_range "a short lease granted (s)" "$ttl" 1 5

@@ -220,6 +220,34 @@ again:
 	return err ? lease_gone(e) : 0;
 }
 
+/* Addresses of [base, last] the pool holds per allocation (P/ips/...: the
+ * pool's allocations from before it had a block, or from a node whose
+ * config does not say "block" yet): such a block is not free to claim, or
+ * its holder's addresses would be handed out again. >0, 0, or an error. */
+static long long held_per_allocation(struct rn_etcd *c, const char *prefix, const char *pool,
+				     int family, rn_u128 base, rn_u128 last, struct rn_error *e)
+{
+	char from[RN_ETCD_KEY_MAX], to[RN_ETCD_KEY_MAX + 1];
+	struct rn_etcd_range r;
+	struct rn_addr a;
+	long long n;
+	int err;
+
+	rn_addr_from_u128(&a, family, base);
+	rn_etcd_key_ip(from, prefix, pool, &a);
+	rn_addr_from_u128(&a, family, last);
+	rn_etcd_key_ip(to, prefix, pool, &a);
+	/* keys are fixed-width hex: KEY(last) "0" sorts after KEY(last) and
+	 * before KEY(last + 1) */
+	strcat(to, "0");
+	err = rn_etcd_get(c, from, to, 1, true, true, &r, e);
+	if (err)
+		return err;
+	n = r.count;
+	rn_etcd_range_free(&r);
+	return n;
+}
+
 int rn_block_claim(struct rn_etcd *c, const char *prefix, const char *node,
 		   const struct rn_block_lease *l, const struct rn_pool *p, struct rn_block *out,
 		   struct rn_error *e)
@@ -243,6 +271,7 @@ int rn_block_claim(struct rn_etcd *c, const char *prefix, const char *node,
 	rn_etcd_deadline(c);
 	for (;;) {
 		bool found = false, ok;
+		long long held = 0;
 
 		err = rn_etcd_get(c, dir, end, 0, true, false, &taken, e);
 		if (err)
@@ -260,7 +289,12 @@ int rn_block_claim(struct rn_etcd *c, const char *prefix, const char *node,
 			       (parse_block_key(taken.kvs[k].key, prefix, pool, sizeof(pool), &a) ||
 				rn_addr_to_u128(&a) < base))
 				k++;
-			if (k < taken.n && rn_addr_to_u128(&a) == base) {
+			if ((k < taken.n && rn_addr_to_u128(&a) == base) ||
+			    (held = held_per_allocation(c, prefix, p->name, family, base,
+							rn_block_last(family, base, p->block),
+							e)) != 0) {
+				if (held < 0)
+					break;
 				cur = rn_block_last(family, base, p->block);
 				if (cur == ~(rn_u128)0 || (family == AF_INET &&
 							    cur == 0xffffffffu))
@@ -273,6 +307,10 @@ int rn_block_claim(struct rn_etcd *c, const char *prefix, const char *node,
 			break;
 		}
 		rn_etcd_range_free(&taken);
+		if (held < 0) {
+			err = (int)held;
+			break;
+		}
 		if (!found) {
 			err = rn_fail(e, -ENOSPC, "ipam: pool \"%s\": every /%u block is claimed",
 				      p->name, p->block);
