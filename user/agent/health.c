@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <jansson.h>
 
@@ -10,19 +9,10 @@
 #include "log.h"
 #include "version.h"
 
-static long long mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Why the node is not ready, or NULL */
 static json_t *device_plugin(const struct rn_health *h, json_t *reasons)
 {
 	struct rn_dp_health d;
-	long long age;
 
 	if (!h->dp_wanted)
 		return json_null();
@@ -31,15 +21,14 @@ static json_t *device_plugin(const struct rn_health *h, json_t *reasons)
 		return json_null();
 	}
 	rn_dp_health(h->dp, &d);
-	age = d.beat_ms ? mono_ms() - d.beat_ms : -1;
-	if (!d.beat_ms)
+	if (d.beat_age_ms < 0)
 		json_array_append_new(reasons, json_string("the device plugin is starting"));
 	else if (d.registered < d.resources - d.unservable)
 		json_array_append_new(reasons, json_sprintf("device plugin: %d of %d resources "
 			"registered with kubelet", d.registered, d.resources - d.unservable));
 	return json_pack("{s:i, s:i, s:i, s:i, s:I}", "resources", d.resources,
 			 "unservable", d.unservable, "served", d.served, "registered", d.registered,
-			 "beat_age_ms", (json_int_t)age);
+			 "beat_age_ms", (json_int_t)d.beat_age_ms);
 }
 
 void rn_health_write(const char *path, const struct rn_health *h)

@@ -256,12 +256,13 @@ bool rn_dp_server_stale(const struct rn_dp_server *s, const struct rn_config *c)
 /* Stops serving and joins the thread; sockets are removed. */
 void rn_dp_stop(struct rn_dp_server *s);
 
-/* For the agent's health file (any thread): the server thread's last pass
- * (CLOCK_MONOTONIC ms; a stuck thread stops it) and its resources: how many
+/* For the agent's health file (any thread): how long ago the server thread
+ * made its last pass (ms, -1 before the first; a stuck thread stops them)
+ * and its resources: how many
  * are configured, cannot be served (a config problem, logged), are served
  * on their socket and registered with kubelet. */
 struct rn_dp_health {
-	long long beat_ms;
+	long long beat_age_ms;
 	int resources, unservable, served, registered;
 };
 void rn_dp_health(struct rn_dp_server *s, struct rn_dp_health *h);

@@ -2,17 +2,12 @@
 /* The device plugin's health as the agent's probes see it: published by
  * the server thread at each housekeeping pass (every TICK_MS at most), read
  * by the main thread without a lock. */
-#include <time.h>
-
 #include "devplugin.h"
 #include "grpc_internal.h"
 
-static long long mono_ms(void)
+static long long now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (long long)(dp_now() * 1000);
 }
 
 void dp_health_publish(struct dp_server *s)
@@ -34,14 +29,16 @@ void dp_health_publish(struct dp_server *s)
 	atomic_store(&s->health.unservable, unservable);
 	atomic_store(&s->health.served, served);
 	atomic_store(&s->health.registered, registered);
-	atomic_store(&s->health.beat_ms, mono_ms());
+	atomic_store(&s->health.beat_ms, now_ms());
 }
 
 void rn_dp_health(struct rn_dp_server *s, struct rn_dp_health *h)
 {
 	struct dp_server *srv = (struct dp_server *)s;
 
-	h->beat_ms = atomic_load(&srv->health.beat_ms);
+	long long beat = atomic_load(&srv->health.beat_ms);
+
+	h->beat_age_ms = beat ? now_ms() - beat : -1;
 	h->resources = atomic_load(&srv->health.resources);
 	h->unservable = atomic_load(&srv->health.unservable);
 	h->served = atomic_load(&srv->health.served);
