@@ -99,9 +99,11 @@ BENCH_BINS     := $(patsubst selftests/bench/%.c,$(OUT)/bench/%,$(BENCH_SRCS))
 # skeletons and objects are inputs of other rules, not throwaway intermediates
 .SECONDARY:
 
-# "The next version" for selftests/netns/test_upgrade.sh: the same agent
-# built again into $(OUT)/variant with BPF_VARIANT=1 (bpf/build_variant.h),
-# so its programs' code and kernel tags differ from the real build's.
+# "The next version" for selftests/netns/test_upgrade.sh and the image
+# upgrade of selftests/deploy/test_kube_play.sh: the same agent built again
+# into $(OUT)/variant with BPF_VARIANT=1 (bpf/build_variant.h), so its
+# programs' code and kernel tags differ from the real build's, and with
+# its own version (VERSION+variant).
 VARIANT_AGENT := $(OUT)/variant/bin/rdmanetd
 
 # the product alone: what the image ships
@@ -189,7 +191,7 @@ $(OUT)/bin/rdmanetd: $(AGENT_OBJS) $(LIB)
 
 ifeq ($(BPF_VARIANT),)
 $(VARIANT_AGENT): FORCE
-	$(Q)$(MAKE) -s --no-print-directory OUT=$(OUT)/variant BPF_VARIANT=1 $@
+	$(Q)$(MAKE) -s --no-print-directory OUT=$(OUT)/variant BPF_VARIANT=1 VERSION=$(VERSION)+variant $@
 endif
 
 $(OUT)/bin/rdmanetctl: $(CTL_OBJS) $(LIB)

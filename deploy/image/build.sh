@@ -94,7 +94,7 @@ deploy/image/node-configs.sh "$cfgdir"
 n=0
 for c in "$cfgdir"/*.json; do
 	out=$("${PODMAN[@]}" run "${RUN_OPTS[@]}" -v "$cfgdir:/cfg:ro" "$IMAGE" \
-		--check-config --config "/cfg/$(basename "$c")" 2>&1) ||
+		--check-config --cluster --config "/cfg/$(basename "$c")" 2>&1) ||
 		fail "rdmanetd --check-config of $(basename "$c") in the image: $out"
 	n=$((n + 1))
 done

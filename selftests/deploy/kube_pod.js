@@ -13,6 +13,9 @@
 //  - a hostPath this kernel does not have (configfs) is dropped;
 //  - the image is IMAGE; the ConfigMap carries CONFIG.json (the test's
 //    node: its veth master, its pin dir);
+//  - the pod's emptyDir and ConfigMap volumes are named after the pod:
+//    podman keeps them as named volumes after the pod is gone (a
+//    Kubernetes emptyDir dies with its pod), and the test removes them;
 //  - EXTRA_VOLUME: one more read-only mount into the agent (a sysfs fixture).
 // Writes OUT_DIR/pod.yaml and OUT_DIR/configmap.yaml.
 "use strict";
@@ -48,6 +51,17 @@ spec.volumes = spec.volumes.filter((v) => {
 });
 for (const c of [...(spec.initContainers || []), ...spec.containers])
 	c.image = image;
+const renamed = new Map();
+for (const v of spec.volumes)
+	if (v.emptyDir || v.configMap) {
+		renamed.set(v.name, `${podName}-${v.name}`);
+		v.name = `${podName}-${v.name}`;
+		if (v.configMap)
+			v.configMap.name = `${podName}-config`;
+	}
+for (const c of [...(spec.initContainers || []), ...spec.containers])
+	for (const m of c.volumeMounts || [])
+		m.name = renamed.get(m.name) || m.name;
 if (extra) {
 	const [hostPath, mountPath] = extra.split(":");
 	spec.volumes.push({ name: "test-extra", hostPath: { path: hostPath, type: "Directory" } });
@@ -61,6 +75,7 @@ const pod = {
 };
 fs.writeFileSync(`${out}/pod.yaml`, YAML.stringify(pod));
 if (cm) {
+	cm.metadata.name = `${podName}-config`;
 	cm.data["config.json"] = fs.readFileSync(configFile, "utf8");
 	fs.writeFileSync(`${out}/configmap.yaml`, YAML.stringify(cm));
 }

@@ -64,7 +64,7 @@ check "the DaemonSet is not privileged" \
 # the node configs the manifests carry, through rdmanetd's own parser
 mkdir -p "$WORK/node-configs"
 while read -r cfg; do
-	out=$("$RN_BUILD/bin/rdmanetd" --check-config --config "$cfg" 2>&1)
+	out=$("$RN_BUILD/bin/rdmanetd" --check-config --cluster --config "$cfg" 2>&1)
 	rc=$?
 	if [ $rc != 0 ] && echo "$out" | grep -q 'unknown key "device_plugin"'; then
 		# the device_plugin section is parsed by the device plugin's code

@@ -4,11 +4,10 @@
 # device (Soft-RoCE in one VM), with exactly the manifest's capabilities:
 #
 # Mounts. In a mount namespace laid out as the manifest lays out the
-# container (sysfs read-only, bpffs writable, configfs read-only but its
-# rdma_cm group writable) rdmanetd attaches and sets default_roce_tos. With
-# configfs read-only all through (no rdma_cm mount) the same write fails
-# with EROFS and says so: the rdma_cm mount is what the write needs, and
-# all it needs.
+# container (sysfs read-only, bpffs writable, configfs its own writable
+# mount) rdmanetd attaches and sets default_roce_tos. With configfs
+# read-only (no configfs mount) the same write fails with EROFS and says
+# so: the configfs mount is what the write needs.
 #
 # AppArmor. The Debian kernel has AppArmor on. Under containerd's default
 # profile (apparmor/cri-containerd.apparmor.d, what the runtime applies
@@ -41,10 +40,10 @@ JSON
 	fi
 
 	# unconfined: the manifest's AppArmor setting
-	deploy_container rdma_cm /tmp/agent.json >"$VM_OUT/agent.log" 2>&1
+	deploy_container configfs /tmp/agent.json >"$VM_OUT/agent.log" 2>&1
 	check_eq "with the manifest's mounts and capabilities the agent runs" $? 0
 	sed 's/^/# /' "$VM_OUT/agent.log"
-	check_eq "default_roce_tos set through the rdma_cm mount" "$(cat "$tos")" 137
+	check_eq "default_roce_tos set through the configfs mount" "$(cat "$tos")" 137
 	check "the data path attached" grep -q "1 master(s) attached" "$VM_OUT/agent.log"
 	check "its maps and links are pinned" test -n "$(ls "$pin")"
 	check "no write refused" bash -c '! grep -q "Read-only file system" "$0"' "$VM_OUT/agent.log"
@@ -67,11 +66,11 @@ JSON
 	sed -i 's/"roce_dscp": 34/"roce_dscp": 26/' /tmp/agent.json
 	deploy_container none /tmp/agent.json >"$VM_OUT/agent-ro.log" 2>&1
 	sed 's/^/# /' "$VM_OUT/agent-ro.log"
-	check_eq "without the rdma_cm mount default_roce_tos stays" "$(cat "$tos")" 137
+	check_eq "without the configfs mount default_roce_tos stays" "$(cat "$tos")" 137
 	# 26 << 2 | ECT(1)
 	check "and the agent says EROFS" grep -q "default_roce_tos 105 not applied: Read-only file system" \
 		"$VM_OUT/agent-ro.log"
-	check "and which mount it needs" grep -q "rdma_cm writable" "$VM_OUT/agent-ro.log"
+	check "and which mount it needs" grep -q "mount /sys/kernel/config writable" "$VM_OUT/agent-ro.log"
 	"$RN_BUILD/bin/rdmanetd" --uninstall --config /tmp/agent.json -q
 }
 

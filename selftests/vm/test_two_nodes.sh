@@ -187,8 +187,8 @@ node_setup() {
 	# (the command array may span lines: from its "command: [" to its "]")
 	mapfile -t AGENT_CMD <<<"$(awk '/^ *command: \[.*rdmanetd/ { on = 1 } on { sub(/^ *command: /, ""); printf "%s", $0 } on && /\] *$/ { exit }' \
 		"$dsy" | jq -r '.[]')"
-	check_eq "the DaemonSet runs rdmanetd --config /etc/rdmanet/config.json --publish-config /host/etc/rdmanet/config.json --health-file /run/rdmanet/health.json" \
-		"${AGENT_CMD[*]}" "/usr/local/sbin/rdmanetd --config /etc/rdmanet/config.json --publish-config /host/etc/rdmanet/config.json --health-file /run/rdmanet/health.json"
+	check_eq "the DaemonSet runs rdmanetd --config /etc/rdmanet/config.json --publish-config /host/etc/rdmanet/config.json --health-file /run/rdmanet/health.json --cluster" \
+		"${AGENT_CMD[*]}" "/usr/local/sbin/rdmanetd --config /etc/rdmanet/config.json --publish-config /host/etc/rdmanet/config.json --health-file /run/rdmanet/health.json --cluster"
 	# the host's /etc/rdmanet as the DaemonSet mounts it (/host/etc/rdmanet):
 	# here a directory of the VM's own, where the published copy is checked
 	mkdir -p /host/etc/rdmanet

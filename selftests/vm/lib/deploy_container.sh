@@ -6,8 +6,8 @@
 #   deploy_container LAYOUT CONFIG [APPARMOR_PROFILE]
 #       runs `rdmanetd --once --config CONFIG` in a mount namespace laid out
 #       as the manifest lays out the container: sysfs read-only, bpffs
-#       writable, configfs read-only but, with LAYOUT rdma_cm, its rdma_cm
-#       group writable (LAYOUT none: configfs read-only all through); with
+#       writable, and with LAYOUT configfs the configfs root writable, as the
+#       manifest mounts it (LAYOUT none: configfs read-only all through); with
 #       exactly the capabilities deploy/base/rdmanetd-daemonset.yaml adds
 #       (bounding set, nothing inheritable); confined by APPARMOR_PROFILE
 #       when given, as the runtime confines the container's process (aa-exec:
@@ -21,11 +21,11 @@ deploy_container() {
 	unshare --mount bash -s "$1" "$2" "$DEPLOY_CAPS" "$RN_BUILD/bin/rdmanetd" "${3:-}" <<'INNER'
 set -e
 mount --make-rprivate /
-# configfs: the rdma_cm group bound onto itself (its own mount, writable),
-# then configfs read-only; then sysfs read-only (per mount: bpffs and
+# configfs its own mount (the manifest's hostPath), read-only unless the
+# layout is the manifest's; then sysfs read-only (per mount: bpffs and
 # configfs below it keep their own flags, as the container's mounts do)
-[ "$1" = rdma_cm ] && mount --bind /sys/kernel/config/rdma_cm /sys/kernel/config/rdma_cm
-mount -o remount,bind,ro /sys/kernel/config
+mount --bind /sys/kernel/config /sys/kernel/config
+[ "$1" = configfs ] || mount -o remount,bind,ro /sys/kernel/config
 mount -o remount,bind,ro /sys
 set +e
 confine=()

@@ -52,8 +52,8 @@ static void apply_tos(const struct rn_rdma_model *m, const struct rn_rdma_dev *d
 	o->err = rn_sysfs_write(val, "%s/ports/%u/default_roce_tos", group, port);
 	o->changed = !o->err;
 	if (o->err == -EROFS)
-		o->hint = "configfs is read-only here: mount /sys/kernel/config/rdma_cm writable "
-			  "(deploy/rdmanetd-daemonset.yaml does)";
+		o->hint = "configfs is read-only here: mount /sys/kernel/config writable "
+			  "(deploy/base/rdmanetd-daemonset.yaml does)";
 	else if (o->err)
 		o->hint = "writing default_roce_tos failed (needs CAP_SYS_ADMIN or root)";
 }
