@@ -54,10 +54,10 @@ swap() {
 	local sb=$!
 	for _ in $(seq 50); do [ -e "$RN_TMP/ready.peer" ] && [ -e "$RN_TMP/ready.b" ] && break; sleep 0.1; done
 	rn_capture_start "$pcap" "udp port 4791 and src host 10.77.0.2"
-	rn_in a "$GEN" --dst 10.77.0.100 --count $N --size 200 --interval-us 200 &
+	rn_in a "$GEN" --dst 10.77.0.100 --count $N --size 200 --interval-us 500 &
 	local ga=$!
 	nsenter --net=/run/netns/"$RN_PEER" "$GEN" --dst 10.77.0.3 --count $N --size 200 \
-		--interval-us 200 &
+		--interval-us 500 &
 	local gb=$!
 	sleep 0.5
 	check "$label: old agent stops" rn_agent_stop
