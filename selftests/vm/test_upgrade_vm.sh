@@ -30,7 +30,7 @@ JSON
 	tx0=$(stat_of .unknown_by_class.tx.roce.packets)
 	vm_capture_start /tmp/in.pcap udp port 4791 and src host "$VM_PEER_IP"
 	vm_barrier ready 120
-	"$RN_BUILD/tools/rn_udpgen" --dst "$VM_PEER_IP" --count $N --size 200 --interval-us 1000 &
+	"$RN_BUILD/tools/rn_udpgen" --dst "$VM_PEER_IP" --count $N --size 200 --interval-us 5000 &
 	local gen=$!
 	sleep 2
 	kill -TERM $old
@@ -63,7 +63,7 @@ JSON
 node_b() {
 	vm_capture_start /tmp/marks.pcap udp port 4791 and src host "$VM_PEER_IP"
 	vm_barrier ready 120
-	"$RN_BUILD/tools/rn_udpgen" --dst "$VM_PEER_IP" --count $N --size 200 --interval-us 1000
+	"$RN_BUILD/tools/rn_udpgen" --dst "$VM_PEER_IP" --count $N --size 200 --interval-us 5000
 	check "zero loss node-a -> node-b (capture)" vm_capture_stop /tmp/marks.pcap $N
 	check_eq "every datagram from node-a marked across the swap" \
 		"$(tshark -r /tmp/marks.pcap -Y 'ip.dsfield.dscp==26 && ip.dsfield.ecn==2' 2>/dev/null | wc -l)" $N
