@@ -54,7 +54,7 @@ JSON
 		"$(stat_of .unknown_by_class.rx.roce.packets)" $((rx0 + N))
 	check_eq "node-a tx counted exactly across the swap (tcx)" \
 		"$(stat_of .unknown_by_class.tx.roce.packets)" $((tx0 + N))
-	vm_barrier done 250
+	vm_barrier done 400
 	kill -TERM $new
 	wait $new
 	check "uninstall" "$RN_BUILD/bin/rdmanetd" --pin-dir $PIN --uninstall -q
@@ -67,7 +67,7 @@ node_b() {
 	check "zero loss node-a -> node-b (capture)" vm_capture_stop /tmp/marks.pcap $N
 	check_eq "every datagram from node-a marked across the swap" \
 		"$(tshark -r /tmp/marks.pcap -Y 'ip.dsfield.dscp==26 && ip.dsfield.ecn==2' 2>/dev/null | wc -l)" $N
-	vm_barrier done 250
+	vm_barrier done 400
 }
 
 guest_main() {
@@ -78,5 +78,5 @@ guest_main() {
 # the captures count what arrived
 VM_RXE_SETUP=0
 . "$(dirname "$0")/lib/main.sh"
-vm_main pair guest_main 300
+vm_main pair guest_main 450
 tap_done
