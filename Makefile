@@ -342,7 +342,7 @@ bench: deps
 IMAGE ?= rdmanet/rdmanet:$(VERSION)
 image:
 	IMAGE='$(IMAGE)' BASE='$(BASE)' VERSION='$(VERSION)' GIT_COMMIT='$(GIT_COMMIT)' \
-		BPF_VARIANT='$(BPF_VARIANT)' deploy/image/build.sh
+		deploy/image/build.sh
 
 demo: deps
 	$(MAKE) all

@@ -3,10 +3,9 @@
 # Builds the rdmanet image with podman and proves it runs (make image).
 #
 #   IMAGE=rdmanet/rdmanet:0.9.0 [BASE=debian:bookworm-slim] [GIT_COMMIT=...]
-#     [VERSION=...] [BPF_VARIANT=1] deploy/image/build.sh
+#     [VERSION=...] deploy/image/build.sh
 #
-# VERSION defaults to the Makefile's; BPF_VARIANT=1 builds programs whose
-# code differs (bpf/build_variant.h): the upgrade tests' "next version".
+# VERSION defaults to the Makefile's.
 #
 # BASE is the Debian 12 image the Dockerfile starts FROM. Left empty, a
 # minimal Debian 12 root is made here with mmdebstrap from this machine's
@@ -62,7 +61,7 @@ echo "image: building $IMAGE (version $VERSION, commit $GIT_COMMIT) from $BASE" 
 "${PODMAN[@]}" build --quiet --network host --pull=never \
 	--ulimit nofile=4096:4096 --ulimit nproc=4096:4096 \
 	--build-arg BASE="$BASE" --build-arg GIT_COMMIT="$GIT_COMMIT" \
-	--build-arg VERSION="$VERSION" --build-arg BPF_VARIANT="${BPF_VARIANT:-}" \
+	--build-arg VERSION="$VERSION" \
 	--label org.opencontainers.image.version="$VERSION" \
 	--label org.opencontainers.image.revision="$GIT_COMMIT" \
 	--label org.opencontainers.image.licenses="GPL-2.0 OR BSD-2-Clause" \
