@@ -2,13 +2,13 @@
 /* What a registered pod may claim in neighbour resolution: ARP and IPv6
  * neighbour discovery teach the peers which MAC holds an address, so a pod
  * announcing another pod's address (gratuitous ARP, unsolicited NA) or
- * another MAC could steal its traffic. Each returns 1 if the packet claims
- * nothing the pod does not hold. */
+ * another MAC could steal its traffic. */
 #ifndef RDMANET_BPF_NEIGH_CLAIMS_H
 #define RDMANET_BPF_NEIGH_CLAIMS_H
 
 #include "parse.h"
 #include <rdmanet/pod.h>
+#include "../maps/pod_info.h"
 
 #define RN_ND_RS 133
 #define RN_ND_NS 135
@@ -33,13 +33,11 @@ static __always_inline int rn_mac_is_pod(const struct rn_pod *pod, const __u8 *m
  * using an address). Gratuitous ARP for its own address passes. ARP that is
  * not IPv4 over Ethernet claims no IPv4 address and passes; so does a
  * truncated one (the peer's stack discards it). */
-static __always_inline int rn_arp_owned(const struct rn_pod *pod, const struct rn_pkt *p,
-					void *data_end)
+static __always_inline int rn_arp_owned(const struct rn_pod *pod, __u8 *a, void *data_end)
 {
-	__u8 *a = p->arp;
 	__u32 spa;
 
-	if (!a || (void *)(a + 28) > data_end)
+	if ((void *)(a + 28) > data_end)
 		return 1;
 	if (a[0] != 0 || a[1] != 1 || a[2] != 0x08 || a[3] != 0 || a[4] != 6 || a[5] != 4)
 		return 1;
@@ -55,11 +53,12 @@ static __always_inline int rn_arp_owned(const struct rn_pod *pod, const struct r
 	return 0;
 }
 
-/* What rn_ndp_check finds in an NDP message. */
-enum rn_nd_verdict {
-	RN_ND_OK = 0,
-	RN_ND_CLAIM,		/* claims an address or a MAC the pod does not hold */
-	RN_ND_UNFINISHED,	/* options beyond those walked, or not in the linear data */
+/* What rn_neigh_claims finds in a pod's ARP or NDP packet. */
+enum rn_claim_verdict {
+	RN_CLAIM_OK = 0,
+	RN_CLAIM_ARP,		/* ARP sender not the pod's MAC or address */
+	RN_CLAIM_ND,		/* NDP claims an address or a MAC the pod does not hold */
+	RN_CLAIM_ND_UNFINISHED,	/* NDP options beyond those walked, or not in the linear data */
 };
 
 /* IPv6 neighbour discovery a pod sends: a neighbour advertisement's target
@@ -67,31 +66,28 @@ enum rn_nd_verdict {
  * for its own link-local address, which is not registered); source and
  * target link-layer options of RS, NS and NA must name the pod's MAC. NS
  * targets are questions, not claims; DAD (an NS from ::, no option) passes.
- * The master's programs pass what is unfinished (rn_ndp_owned); the per-pod
- * program, which must not let through what it could not read, drops it. */
-static __always_inline int rn_ndp_check(const struct rn_pod *pod, const struct rn_pkt *p,
+ * l4_len is the ICMPv6 length the IPv6 header gives. */
+static __always_inline int rn_ndp_check(const struct rn_pod *pod, __u8 *icmp, __u32 l4_len,
 					void *data_end)
 {
-	__u8 *icmp = p->icmp6, *opt;
+	__u8 *opt;
 	__u32 off, hdr;
 
-	if (!icmp)
-		return RN_ND_OK;
 	if ((void *)(icmp + 8) > data_end)
-		return RN_ND_UNFINISHED;
+		return RN_CLAIM_ND_UNFINISHED;
 	if (icmp[0] == RN_ND_RS) {
 		hdr = 8;
 	} else if (icmp[0] == RN_ND_NS || icmp[0] == RN_ND_NA) {
 		hdr = 24;
 	} else {
-		return RN_ND_OK;
+		return RN_CLAIM_OK;
 	}
 	if (icmp[0] == RN_ND_NA) {
 		__u32 t[4];
 		int ok = 0;
 
 		if ((void *)(icmp + 24) > data_end)
-			return RN_ND_UNFINISHED;
+			return RN_CLAIM_ND_UNFINISHED;
 		__builtin_memcpy(t, icmp + 8, 16);
 		if ((t[0] & bpf_htonl(0xffc00000)) == bpf_htonl(0xfe800000))
 			ok = 1;
@@ -104,35 +100,75 @@ static __always_inline int rn_ndp_check(const struct rn_pod *pod, const struct r
 				ok = 1;
 		}
 		if (!ok)
-			return RN_ND_CLAIM;
+			return RN_CLAIM_ND;
 	}
 	off = hdr;
 #pragma unroll
 	for (int i = 0; i < RN_ND_MAX_OPTS; i++) {
-		if (off + 8 > p->l4_len)
-			return RN_ND_OK;
+		if (off + 8 > l4_len)
+			return RN_CLAIM_OK;
 		if (off > 64)
-			return RN_ND_UNFINISHED;
+			return RN_CLAIM_ND_UNFINISHED;
 		opt = icmp + off;
 		if ((void *)(opt + 8) > data_end)
-			return RN_ND_UNFINISHED;
+			return RN_CLAIM_ND_UNFINISHED;
 		/* a zero-length option makes the receiver discard the message */
 		if (opt[1] == 0)
-			return RN_ND_OK;
+			return RN_CLAIM_OK;
 		if ((opt[0] == RN_ND_OPT_SLLA || opt[0] == RN_ND_OPT_TLLA) && opt[1] == 1 &&
 		    !rn_mac_is_pod(pod, opt + 2))
-			return RN_ND_CLAIM;
+			return RN_CLAIM_ND;
 		off += opt[1] * 8;
 	}
-	return off + 8 > p->l4_len ? RN_ND_OK : RN_ND_UNFINISHED;
+	return off + 8 > l4_len ? RN_CLAIM_OK : RN_CLAIM_ND_UNFINISHED;
 }
 
-/* 1 if the packet claims nothing the pod does not hold (what the master's
- * programs cannot finish passes). */
-static __always_inline int rn_ndp_owned(const struct rn_pod *pod, const struct rn_pkt *p,
-					void *data_end)
+/* Header offsets past which rn_neigh_claims does not look: the tags, the IP
+ * header and the extension headers the parser walks fit well inside. */
+#define RN_CLAIM_MAX_OFF 1024
+
+/* The claims of the ARP or ICMPv6 packet of the pod in slot, at arp_off or
+ * icmp6_off in the skb's linear data (0: none). A global function: the
+ * verifier checks it once, on its own, instead of once for every path the
+ * parser can take to reach it (that multiplied tc ingress's verification
+ * by five and the agent's start-up time with it). ARP and NDP are rare
+ * frames; the call is not on the data path of anything else. */
+__noinline int rn_neigh_claims(struct __sk_buff *skb, __u32 slot, __u32 arp_off,
+			       __u32 icmp6_off, __u32 l4_len)
 {
-	return rn_ndp_check(pod, p, data_end) != RN_ND_CLAIM;
+	void *data = (void *)(long)skb->data, *data_end = (void *)(long)skb->data_end;
+	struct rn_pod *pod = bpf_map_lookup_elem(&rn_pod_info_v1, &slot);
+
+	if (!pod)
+		return RN_CLAIM_OK;
+	if (arp_off) {
+		if (arp_off > RN_CLAIM_MAX_OFF)
+			return RN_CLAIM_OK;
+		return rn_arp_owned(pod, data + arp_off, data_end) ? RN_CLAIM_OK : RN_CLAIM_ARP;
+	}
+	if (icmp6_off) {
+		if (icmp6_off > RN_CLAIM_MAX_OFF)
+			return RN_CLAIM_ND_UNFINISHED;
+		return rn_ndp_check(pod, data + icmp6_off, l4_len, data_end);
+	}
+	return RN_CLAIM_OK;
+}
+
+/* rn_neigh_claims for a parsed frame. */
+static __always_inline int rn_pkt_claims(struct __sk_buff *skb, __u32 slot,
+					 const struct rn_pkt *p)
+{
+	if (p->arp)
+		return rn_neigh_claims(skb, slot, p->l3_off, 0, 0);
+	/* for ICMPv6, hdr_len is where its header starts */
+	if (p->icmp6)
+		return rn_neigh_claims(skb, slot, 0, p->hdr_len, p->l4_len);
+	return RN_CLAIM_OK;
+}
+
+static __always_inline int rn_claim_is_violation(int verdict)
+{
+	return verdict == RN_CLAIM_ARP || verdict == RN_CLAIM_ND;
 }
 
 #endif

@@ -80,7 +80,7 @@ int rn_pod_egress(struct __sk_buff *skb)
 	if (!m || m->policy == RN_POLICY_OFF)
 		return RN_TC_ACT_OK;
 	cls = rn_skb_parse(skb, &p, &data, &data_end, skb->len);
-	reason = rn_pod_refuses(pod, &p, cls, data, data_end);
+	reason = rn_pod_refuses(skb, slot, pod, &p, cls, data, data_end);
 	if (reason == RN_POD_PASS)
 		return RN_TC_ACT_OK;
 	rn_count_refused(slot, reason, cls, skb->gso_segs ?: 1, m->policy == RN_POLICY_ENFORCE);

@@ -24,11 +24,11 @@ static __always_inline int rn_is_ipv6_ext(__u8 proto)
 	       proto == RN_IPPROTO_DSTOPTS || proto == RN_IPPROTO_FRAGMENT;
 }
 
-static __always_inline int rn_pod_refuses(const struct rn_pod *pod, const struct rn_pkt *p,
+static __always_inline int rn_pod_refuses(struct __sk_buff *skb, __u32 slot,
+					  const struct rn_pod *pod, const struct rn_pkt *p,
 					  int cls, void *data, void *data_end)
 {
 	__u16 *type;
-	int nd;
 
 	if (cls < 0)
 		return RN_REASON_MALFORMED;
@@ -47,13 +47,14 @@ static __always_inline int rn_pod_refuses(const struct rn_pod *pod, const struct
 		return RN_REASON_IPV6_EXT_DEPTH;
 	if (!rn_source_owned(pod, p, data_end) && !rn_source_unowned_ok(p, data_end))
 		return RN_REASON_SOURCE_IP;
-	if (!rn_arp_owned(pod, p, data_end))
+	switch (rn_pkt_claims(skb, slot, p)) {
+	case RN_CLAIM_ARP:
 		return RN_REASON_ARP_CLAIM;
-	nd = rn_ndp_check(pod, p, data_end);
-	if (nd == RN_ND_CLAIM)
+	case RN_CLAIM_ND:
 		return RN_REASON_ND_CLAIM;
-	if (nd == RN_ND_UNFINISHED)
+	case RN_CLAIM_ND_UNFINISHED:
 		return RN_REASON_ND_UNFINISHED;
+	}
 	return RN_POD_PASS;
 }
 

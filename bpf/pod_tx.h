@@ -78,8 +78,8 @@ static __always_inline int rn_source_owned(const struct rn_pod *pod, const struc
 	return 1;
 }
 
-static __always_inline int rn_pod_tx(struct rn_pkt *p, void *data_end, int cls,
-				     const struct rn_master *m, __u32 slot,
+static __always_inline int rn_pod_tx(struct __sk_buff *skb, struct rn_pkt *p, void *data_end,
+				     int cls, const struct rn_master *m, __u32 slot,
 				     __u32 segs, __u64 bytes)
 {
 	struct rn_pod_counters *pc = bpf_map_lookup_elem(&rn_pod_ctr_v1, &slot);
@@ -92,7 +92,8 @@ static __always_inline int rn_pod_tx(struct rn_pkt *p, void *data_end, int cls,
 	if (m->policy != RN_POLICY_OFF &&
 	    (m->policy == RN_POLICY_ENFORCE || !(pod->flags & RN_POD_F_GUARDED)) &&
 	    ((!rn_source_owned(pod, p, data_end) && !rn_source_unowned_ok(p, data_end)) ||
-	     !rn_arp_owned(pod, p, data_end) || !rn_ndp_owned(pod, p, data_end))) {
+	     /* what the master's programs cannot finish passes */
+	     rn_claim_is_violation(rn_pkt_claims(skb, slot, p)))) {
 		pc->violations[RN_VIOLATION_SPOOFED_SOURCE] += segs;
 		if (m->policy == RN_POLICY_ENFORCE) {
 			pc->drops[RN_VIOLATION_SPOOFED_SOURCE] += segs;

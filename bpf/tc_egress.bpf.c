@@ -42,7 +42,7 @@ int rn_tc_egress(struct __sk_buff *skb)
 	bytes = rn_seg_bytes(&p, len, segs);
 
 	if (rn_pod_lookup(&p, data_end, m, (__u16)mslot, 1, &slot))
-		return rn_pod_tx(&p, data_end, cls, m, slot, segs, bytes);
+		return rn_pod_tx(skb, &p, data_end, cls, m, slot, segs, bytes);
 
 	if (rn_is_roce(cls) &&
 	    rn_mark(&p, data_end, cls == RN_CLASS_CNP ? m->dscp_cnp : m->dscp_roce, m->ecn))

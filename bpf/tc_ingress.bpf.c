@@ -46,7 +46,7 @@ int rn_tc_ingress(struct __sk_buff *skb)
 	bytes = rn_seg_bytes(&p, len, segs);
 
 	if (rn_pod_by_mac(p.src_mac, (__u16)mslot, &src)) {
-		verdict = rn_pod_tx(&p, data_end, cls, m, src, segs, bytes);
+		verdict = rn_pod_tx(skb, &p, data_end, cls, m, src, segs, bytes);
 		if (verdict == RN_TC_ACT_OK && m->xdp != RN_XDP_SKB)
 			rn_pod_rx(&p, data_end, cls, m, 0, mslot, segs, bytes);
 		return verdict;
