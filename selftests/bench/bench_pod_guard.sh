@@ -1,0 +1,137 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# make bench, the per-pod program (issue 23) on the CNI plugin's two-rail
+# netns node, rdmanetd in enforce. "Without" is the same agent with its
+# pinned rn_pod_egress renamed away, so the plugin attaches nothing (it
+# says so and the master's programs police alone); blocks with and without
+# alternate (ABAB) so drift in the machine's load hits both alike.
+#  1. CNI ADD and DEL (checks off, macvlan, IPAM) with the per-pod program
+#     against without, and against the reference macvlan + host-local in
+#     the same rounds (target: ADD with the program <= 0.5 x the reference).
+#  2. Same-node pod-to-pod TCP (iperf3, macvlan bridge on ra0): a pair of
+#     pods attached with the program against a pair attached without, on
+#     the same master, rounds interleaved (target: ratio >= 0.95).
+# The per-packet cost (BPF_PROG_TEST_RUN) is dp_prog_cost's pod_added_ns,
+# in bench_datapath.sh. Knobs: BENCH_GUARD_BLOCKS (default 6) x
+# BENCH_GUARD_CYCLES (default 25) ADD+DEL cycles per side,
+# BENCH_GUARD_ROUNDS (default 6) x BENCH_GUARD_SECONDS (default 3) iperf3
+# runs per side. Writes $RN_BENCH_OUT/pod_guard.json.
+set -u
+RN_SRC=${RN_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+RN_BUILD=${RN_BUILD:-$RN_SRC/build}
+RN_BENCH_OUT=${RN_BENCH_OUT:-$RN_BUILD/bench-results}
+. "$RN_SRC/selftests/cni/lib.sh"
+trap cni_topo_down EXIT
+RUNNER=$RN_BUILD/bench/cni_bench_run
+BLOCKS=${BENCH_GUARD_BLOCKS:-6}
+CYCLES=${BENCH_GUARD_CYCLES:-25}
+ROUNDS=${BENCH_GUARD_ROUNDS:-6}
+SECS=${BENCH_GUARD_SECONDS:-3}
+REF=/usr/lib/cni
+mkdir -p "$RN_BENCH_OUT"
+
+fail() { echo "bench_pod_guard: $*" >&2; exit 1; }
+med() { sort -g | awk '{ v[NR] = $1 } END { printf "%.4f\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+[ -x "$CNI_BIN" ] && [ -x "$RUNNER" ] || fail "build first (make)"
+[ -x "$REF/macvlan" ] && [ -x "$REF/host-local" ] || fail "reference plugins missing"
+cni_topo_up || fail "cannot create network namespaces"
+cni_node_config "$CNI_CONFIG" enforce
+cni_agent_start "$CNI_CONFIG" || fail "rdmanetd did not start"
+export RDMANET_CONFIG=$CNI_CONFIG
+PROG=$CNI_PIN/rn_pod_egress
+[ -e "$PROG" ] || fail "rdmanetd pinned no per-pod program (kernel older than 6.15?)"
+# (bpffs refuses names with a dot)
+guard_off() { mv "$PROG" "${PROG}_bench_off"; }
+guard_on() { mv "${PROG}_bench_off" "$PROG"; }
+
+cni_netconf "$CNI_TMP/rn0.json" 1.1.0 rail \
+	'{"master": "ra0", "ippools": {"ipv4": ["railA-v4"]},
+	  "ipConflictCheck": false, "gatewayCheck": false}'
+jq -n --arg dir "$CNI_TMP/host-local" '{cniVersion: "1.0.0", name: "ref", type: "macvlan",
+	master: "ra0", mode: "bridge",
+	ipam: {type: "host-local", dataDir: $dir, ranges: [[{subnet: "10.85.0.0/22"}]]}}' \
+	>"$CNI_TMP/ref.json"
+ip netns add "$CNI_PFX-c0" && echo "$CNI_PFX-c0" >>"$CNI_TMP/pods.list"
+ip -n "$CNI_PFX-c0" link set lo up
+
+echo "-- CNI ADD/DEL with the per-pod program and without ($BLOCKS blocks x $CYCLES cycles each, ABAB)"
+cycles() {	# the runner's JSON for one block: reference and rdmanet taking turns
+	cni_in node "$RUNNER" --mode cycle --count "$CYCLES" --netns /run/netns/"$CNI_PFX-c" \
+		--cni-path "$REF" --plugin "$REF/macvlan" --conf "$CNI_TMP/ref.json" --label ref \
+		--plugin "$CNI_BIN" --conf "$CNI_TMP/rn0.json" --label rn 2>>"$CNI_TMP/bench.err"
+}
+for f in on off; do : >"$CNI_TMP/cyc.$f"; done
+for b in $(seq "$BLOCKS"); do
+	for side in $([ $((b % 2)) = 1 ] && echo on off || echo off on); do
+		[ "$side" = off ] && guard_off
+		cycles | jq -c . >>"$CNI_TMP/cyc.$side" || fail "cycles ($side)"
+		[ "$side" = off ] && guard_on
+	done
+done
+# medians over blocks of each block's median
+col() { jq -r "$2" "$CNI_TMP/cyc.$1" | med; }
+add_on=$(col on .rn.add.median_ms) add_off=$(col off .rn.add.median_ms)
+del_on=$(col on .rn.del.median_ms) del_off=$(col off .rn.del.median_ms)
+ref_add=$(cat "$CNI_TMP/cyc.on" "$CNI_TMP/cyc.off" | jq -r .ref.add.median_ms | med)
+failed=$(cat "$CNI_TMP/cyc.on" "$CNI_TMP/cyc.off" | jq -s '[.[] | .rn.failed + .ref.failed] | add')
+r() { echo "scale=3; $1 / $2" | bc; }
+echo "   ADD: $add_on ms with, $add_off ms without (x $(r "$add_on" "$add_off")); reference ADD $ref_add ms -> with = $(r "$add_on" "$ref_add") x the reference (target <= 0.5)"
+echo "   DEL: $del_on ms with, $del_off ms without (x $(r "$del_on" "$del_off")); failed calls: $failed"
+guarded=$(grep -c "no per-pod program" "$CNI_TMP/bench.err")
+echo "   ADDs that attached no program (the 'without' blocks): $guarded"
+
+echo "-- same-node pod-to-pod TCP (iperf3 ${SECS}s x $ROUNDS rounds per pair, interleaved)"
+pod() {	# pod NAME: ADD net1 on ra0; prints its IPv4 address
+	local ns
+	ns=$(cni_pod_up "$1") || return 1
+	cni_run ADD "$CNI_TMP/rn0.json" "c-$1" net1 "$ns" || return 1
+	jq -r '.ips[0].address | sub("/.*"; "")' "$CNI_OUT"
+}
+guarded_prog() { cni_in "$1" bpftool -j net show dev net1 | jq -e '[.[0].tc[]? | select(.name == "rn_pod_egress")] | length > 0' >/dev/null; }
+A=$(pod ga) && B=$(pod gb) || fail "guarded pods"
+guard_off
+C=$(pod ua) && D=$(pod ub)
+guard_on
+[ -n "$C" ] && [ -n "$D" ] || fail "unguarded pods"
+guarded_prog ga && guarded_prog gb || fail "the guarded pair carries no per-pod program"
+! guarded_prog ua && ! guarded_prog ub || fail "the unguarded pair carries the per-pod program"
+iperf() {	# iperf CLIENT SERVER SERVER_IP: bits per second of one run
+	cni_in "$2" iperf3 -s -1 -B "$3" >/dev/null 2>&1 &
+	local srv=$!
+	sleep 0.3
+	cni_in "$1" iperf3 -c "$3" -t "$SECS" -J 2>>"$CNI_TMP/iperf.err" |
+		jq ".end.sum_received.bits_per_second // empty"
+	wait $srv 2>/dev/null
+}
+iperf ga gb "$B" >/dev/null	# warm-up: ARP, caches
+iperf ua ub "$D" >/dev/null
+: >"$CNI_TMP/tp.on"; : >"$CNI_TMP/tp.off"
+for rd in $(seq "$ROUNDS"); do
+	if [ $((rd % 2)) = 1 ]; then
+		iperf ga gb "$B" >>"$CNI_TMP/tp.on"; iperf ua ub "$D" >>"$CNI_TMP/tp.off"
+	else
+		iperf ua ub "$D" >>"$CNI_TMP/tp.off"; iperf ga gb "$B" >>"$CNI_TMP/tp.on"
+	fi
+done
+echo "   runs with: $(tr '\n' ' ' <"$CNI_TMP/tp.on")"
+echo "   runs without: $(tr '\n' ' ' <"$CNI_TMP/tp.off")"
+tp_on=$(med <"$CNI_TMP/tp.on") tp_off=$(med <"$CNI_TMP/tp.off")
+[ "$(wc -l <"$CNI_TMP/tp.on")" = "$ROUNDS" ] && [ "$(wc -l <"$CNI_TMP/tp.off")" = "$ROUNDS" ] ||
+	fail "iperf3 runs failed: $(head -3 "$CNI_TMP/iperf.err")"
+tp_ratio=$(r "$tp_on" "$tp_off")
+printf '   %.2f Gbit/s with, %.2f without -> ratio %s (target >= 0.95)\n' \
+	"$(echo "$tp_on / 1000000000" | bc -l)" "$(echo "$tp_off / 1000000000" | bc -l)" "$tp_ratio"
+
+jq -n --argjson blocks "$BLOCKS" --argjson cycles "$CYCLES" --argjson ao "$add_on" \
+	--argjson af "$add_off" --argjson do "$del_on" --argjson df "$del_off" --argjson ra "$ref_add" \
+	--argjson failed "$failed" --argjson rounds "$ROUNDS" --argjson secs "$SECS" \
+	--argjson to "$tp_on" --argjson tf "$tp_off" '{pod_guard: {
+	cni: {blocks: $blocks, cycles_per_block: $cycles, checks: "off",
+	      add_with_ms: $ao, add_without_ms: $af, add_with_over_without: ($ao / $af),
+	      del_with_ms: $do, del_without_ms: $df, del_with_over_without: ($do / $df),
+	      reference_add_ms: $ra, add_with_over_reference_add: ($ao / $ra), failed: $failed},
+	pod_to_pod_tcp: {rounds: $rounds, seconds: $secs, bps_with: $to, bps_without: $tf,
+			 ratio: ($to / $tf)},
+	targets: {add_with_over_reference_add: 0.5, pod_to_pod_ratio: 0.95,
+		  pod_added_ns: 25}}}' >"$RN_BENCH_OUT/pod_guard.json"
+echo "wrote $RN_BENCH_OUT/pod_guard.json"
