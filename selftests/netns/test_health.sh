@@ -60,5 +60,5 @@ check "  ... and says the main loop last beat: $out" grep -q 'main loop last bea
 kill -CONT "$RN_AGENT_PID"
 check "SIGCONT: alive again" wait_for 10 health --max-age 3
 out=$(health --max-age nope)
-check_eq "a bad --max-age is one clear error" "$?:$(wc -l <<<"$out")" "1:1"
+check_eq "a bad --max-age is one clear usage error (exit 2)" "$?:$(wc -l <<<"$out")" "2:1"
 tap_done

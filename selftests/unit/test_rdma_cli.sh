@@ -20,13 +20,13 @@ cleanup() {
 trap cleanup EXIT
 command -v jq >/dev/null || tap_skip_all "jq not installed (make deps)"
 
-# an error: exit status 1, exactly one line on stderr, containing $2
+# an error: exit status 1 (WANT_RC=2: a usage error), exactly one line on stderr, containing $2
 expect_error() {
 	local what=$1 want=$2 rc
 	shift 2
 	"$@" >"$TMP/out" 2>"$TMP/err"
 	rc=$?
-	if [ $rc = 1 ] && [ "$(wc -l <"$TMP/err")" = 1 ] && grep -qF -- "$want" "$TMP/err"; then
+	if [ $rc = "${WANT_RC:-1}" ] && [ "$(wc -l <"$TMP/err")" = 1 ] && grep -qF -- "$want" "$TMP/err"; then
 		tap_ok "$what"
 	else
 		tap_fail "$what: rc $rc, stderr: $(cat "$TMP/err")"
@@ -67,8 +67,8 @@ check "gid table has the header and addresses" sh -c "'$CTL' gid mlx5_0 | grep -
 
 expect_error "gid of an unknown device" 'rdmanetctl: gid: no RDMA device "mlx5_9"' "$CTL" gid mlx5_9
 expect_error "dev of an unknown device" 'no RDMA device "nope"' "$CTL" dev nope
-expect_error "dev netns with a bad mode" '"private": expected shared or exclusive' "$CTL" dev netns private
-expect_error "gid with a stray option" 'gid: unexpected argument "-x"' "$CTL" gid -x
+WANT_RC=2 expect_error "dev netns with a bad mode" '"private": expected shared or exclusive' "$CTL" dev netns private
+WANT_RC=2 expect_error "gid with a stray option" 'gid: unexpected argument "-x"' "$CTL" gid -x
 echo '{"rdma": {"selectors": {"vendors": ["15B3"]}}}' >"$TMP/bad.json"
 expect_error "a bad rdma config section" 'rdma.selectors.vendors[0]: "15B3": expected 4 lowercase hex digits' \
 	"$CTL" -c "$TMP/bad.json" dev

@@ -97,22 +97,20 @@ static void print_sources(const struct rn_rdma_model *m)
 		printf("note: %s\n", m->notes[i]);
 }
 
-static int dev_netns(struct ctl *ctl, int argc, char **argv)
+static int dev_netns(struct ctl *ctl, const struct ctl_args *a)
 {
 	struct rn_rdma_roots roots;
 	struct rn_rdma_model m;
 	struct rn_error e = { 0 };
 	enum rn_netns_mode mode;
 
-	if (argc > 2)
-		return ctl_fail("dev netns: unexpected argument \"%s\"", argv[2]);
-	if (argc == 2) {
-		if (!strcmp(argv[1], "shared"))
+	if (a->pos) {
+		if (!strcmp(a->pos, "shared"))
 			mode = RN_NETNS_SHARED;
-		else if (!strcmp(argv[1], "exclusive"))
+		else if (!strcmp(a->pos, "exclusive"))
 			mode = RN_NETNS_EXCLUSIVE;
 		else
-			return ctl_fail("dev netns: \"%s\": expected shared or exclusive", argv[1]);
+			return ctl_usage(a, "\"%s\": expected shared or exclusive", a->pos);
 		if (rn_rdma_netns_mode_set(mode, &e))
 			return ctl_fail("%s", e.msg);
 	}
@@ -132,29 +130,15 @@ static int dev_netns(struct ctl *ctl, int argc, char **argv)
 	return 0;
 }
 
-int cmd_dev(struct ctl *ctl, int argc, char **argv)
+static int dev_show(struct ctl *ctl, const struct ctl_args *a)
 {
 	struct rn_rdma_roots roots;
 	struct rn_rdma_model m;
 	struct rn_error e = { 0 };
-	const char *dev = NULL;
-	bool stats = false;
+	const char *dev = a->pos;
+	bool stats = ctl_flag(a, "--stats");
 	int found = 0;
 
-	if (argc > 1 && !strcmp(argv[1], "netns"))
-		return dev_netns(ctl, argc - 1, argv + 1);
-	for (int i = 1; i < argc; i++) {
-		if (ctl_common_opt(ctl, argv[i]))
-			continue;
-		if (!strcmp(argv[i], "-s") || !strcmp(argv[i], "--stats"))
-			stats = true;
-		else if (!strcmp(argv[i], "show") && i == 1)
-			continue;
-		else if (argv[i][0] != '-' && !dev)
-			dev = argv[i];
-		else
-			return ctl_fail("dev: unexpected argument \"%s\"", argv[i]);
-	}
 	rn_rdma_config_roots(&ctl->cfg, &roots);
 	if (rn_rdma_model_load(&m, &roots, RN_RDMA_SRC_ALL | (stats ? RN_RDMA_SRC_COUNTERS : 0),
 			       &e))
@@ -181,3 +165,21 @@ int cmd_dev(struct ctl *ctl, int argc, char **argv)
 	rn_rdma_model_free(&m);
 	return 0;
 }
+
+static const struct ctl_opt show_opts[] = {
+	{ "--stats", "-s", NULL, "the ports' hardware counters too" },
+	{ NULL },
+};
+
+const struct ctl_object ctl_obj_dev = {
+	.name = "dev",
+	.help = "RDMA devices: ports, PCI and SR-IOV facts, GUIDs, character devices",
+	.default_verb = "show",
+	.verbs = (const struct ctl_verb[]){
+		{ "show", NULL, "[DEV]", show_opts, dev_show,
+		  "every RDMA device (or DEV) and the system's RDMA netns mode" },
+		{ "netns", NULL, "[shared|exclusive]", NULL, dev_netns,
+		  "the RDMA netns mode; with an argument, set it first" },
+		{ .run = NULL },
+	},
+};

@@ -77,7 +77,7 @@ static json_t *report_json(const struct rn_doctor_report *r)
 			 "fail", r->failed);
 }
 
-int cmd_doctor(struct ctl *ctl, int argc, char **argv)
+static int doctor_run(struct ctl *ctl, const struct ctl_args *a)
 {
 	static char masters[RN_MAX_MASTERS][RN_IFNAMSIZ];
 	struct rn_doctor_master attached[RN_MAX_MASTERS];
@@ -93,9 +93,7 @@ int cmd_doctor(struct ctl *ctl, int argc, char **argv)
 	struct rn_sriov_host sh;
 	bool have_sriov;
 
-	for (int i = 1; i < argc; i++)
-		if (!ctl_common_opt(ctl, argv[i]))
-			return ctl_fail("doctor: unexpected argument \"%s\"", argv[i]);
+	(void)a;
 	rn_rdma_config_get(&ctl->cfg, &rc);
 	rn_rdma_roots_init(&roots, rc.sysfs_root);
 	if (rn_rdma_model_load(&model, &roots, RN_RDMA_SRC_ALL, &e))
@@ -150,3 +148,14 @@ int cmd_doctor(struct ctl *ctl, int argc, char **argv)
 		return ctl_fail("doctor: %d of %d checks failed", r.failed, r.n);
 	return 0;
 }
+
+const struct ctl_object ctl_obj_doctor = {
+	.name = "doctor",
+	.help = "check the node: RDMA devices, SR-IOV, bpffs, attached masters, pods",
+	.verbs = (const struct ctl_verb[]){
+		{ .run = doctor_run,
+		  .help = "one line per check (pass, warn, fail) with the fix for each failure; "
+			  "exit 1 if one fails" },
+		{ .run = NULL },
+	},
+};

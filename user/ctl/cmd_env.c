@@ -37,7 +37,7 @@ static json_t *env_json(const struct rn_env *env, const struct rn_env_var *vars)
 	return json_pack("{s:o,s:o,s:o}", "interfaces", rails, "skipped", skipped, "env", o);
 }
 
-int cmd_env(struct ctl *ctl, int argc, char **argv)
+static int env_show(struct ctl *ctl, const struct ctl_args *a)
 {
 	struct rn_rdma_roots roots;
 	struct rn_rdma_model m;
@@ -45,17 +45,9 @@ int cmd_env(struct ctl *ctl, int argc, char **argv)
 	struct rn_env_var vars[8];
 	struct rn_local_if *ifs;
 	struct rn_env *env;
-	const char *only = NULL;
+	const char *only = ctl_arg(a, "--netdev");
 	int n, err;
 
-	for (int i = 1; i < argc; i++) {
-		if (ctl_common_opt(ctl, argv[i]))
-			continue;
-		if (!strcmp(argv[i], "--netdev") && i + 1 < argc)
-			only = argv[++i];
-		else
-			return ctl_fail("env: unexpected argument \"%s\"", argv[i]);
-	}
 	if (rn_local_ifaces(&ifs, &n, &e))
 		return ctl_fail("%s", e.msg);
 	rn_rdma_config_roots(&ctl->cfg, &roots);
@@ -86,3 +78,18 @@ int cmd_env(struct ctl *ctl, int argc, char **argv)
 	free(env);
 	return 0;
 }
+
+static const struct ctl_opt env_opts[] = {
+	{ "--netdev", NULL, "IF", "only this interface" },
+	{ NULL },
+};
+
+const struct ctl_object ctl_obj_env = {
+	.name = "env",
+	.help = "inside a pod: the NCCL/UCX environment for its RoCE interfaces",
+	.verbs = (const struct ctl_verb[]){
+		{ .opts = env_opts, .run = env_show,
+		  .help = "export lines for NCCL and UCX (eval \"$(rdmanetctl env)\"), or JSON" },
+		{ .run = NULL },
+	},
+};

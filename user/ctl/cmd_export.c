@@ -5,20 +5,30 @@
 #include "ctl.h"
 #include "datapath/datapath.h"
 
-int cmd_export(struct ctl *ctl, int argc, char **argv)
+static int export_textfile(struct ctl *ctl, const struct ctl_args *a)
 {
 	struct rn_error e = { 0 };
-	const char *dir = NULL;
+	const char *dir = ctl_arg(a, "--textfile");
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--textfile") && i + 1 < argc)
-			dir = argv[++i];
-		else
-			return ctl_fail("export: unexpected argument \"%s\"", argv[i]);
-	}
 	if (!dir)
-		return ctl_fail("export: --textfile DIR is required");
+		return ctl_usage(a, "--textfile DIR is required");
 	if (rn_export_textfile(&ctl->cfg, dir, &e))
 		return ctl_fail("%s", e.msg);
 	return 0;
 }
+
+static const struct ctl_opt export_opts[] = {
+	{ "--textfile", NULL, "DIR", "write DIR/rdmanet.prom (required)" },
+	{ NULL },
+};
+
+const struct ctl_object ctl_obj_export = {
+	.name = "export",
+	.help = "the metrics as a Prometheus textfile, once",
+	.verbs = (const struct ctl_verb[]){
+		{ .opts = export_opts, .run = export_textfile,
+		  .help = "write the metrics the agent exports, once, for node_exporter's "
+			  "textfile collector" },
+		{ .run = NULL },
+	},
+};

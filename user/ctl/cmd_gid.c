@@ -37,22 +37,13 @@ static void print_table(const struct rn_rdma_model *m, const char *dev)
 		printf("note: %s\n", m->notes[i]);
 }
 
-int cmd_gid(struct ctl *ctl, int argc, char **argv)
+static int gid_show(struct ctl *ctl, const struct ctl_args *a)
 {
 	struct rn_rdma_roots roots;
 	struct rn_rdma_model m;
 	struct rn_error e = { 0 };
-	const char *dev = NULL;
+	const char *dev = a->pos;
 
-	for (int i = 1; i < argc; i++) {
-		if (ctl_common_opt(ctl, argv[i]))
-			continue;
-		if (!strcmp(argv[i], "show") && i == 1)
-			continue;
-		if (argv[i][0] == '-' || dev)
-			return ctl_fail("gid: unexpected argument \"%s\"", argv[i]);
-		dev = argv[i];
-	}
 	rn_rdma_config_roots(&ctl->cfg, &roots);
 	if (rn_rdma_model_load(&m, &roots, RN_RDMA_SRC_ALL, &e))
 		return ctl_fail("%s", e.msg);
@@ -67,3 +58,15 @@ int cmd_gid(struct ctl *ctl, int argc, char **argv)
 	rn_rdma_model_free(&m);
 	return 0;
 }
+
+const struct ctl_object ctl_obj_gid = {
+	.name = "gid",
+	.help = "the GID tables, show_gids-style",
+	.default_verb = "show",
+	.verbs = (const struct ctl_verb[]){
+		{ "show", NULL, "[DEV]", NULL, gid_show,
+		  "the valid GIDs of every RDMA device (or DEV): port, index, type, netdev, "
+		  "address" },
+		{ .run = NULL },
+	},
+};

@@ -15,32 +15,23 @@
 
 #include "ctl.h"
 
-int cmd_health(struct ctl *ctl, int argc, char **argv)
+static int health_check(struct ctl *ctl, const struct ctl_args *a)
 {
-	const char *path = RN_DEFAULT_HEALTH_FILE;
+	const char *path = ctl_arg(a, "--health-file") ?: RN_DEFAULT_HEALTH_FILE;
+	const char *max_age_text = ctl_arg(a, "--max-age");
 	double max_age = 30, age;
-	bool ready = false;
+	bool ready = ctl_flag(a, "--ready");
 	json_t *h, *dp, *why;
 	json_error_t jerr;
 	struct timespec now;
 	struct stat st;
 	char *end;
 
-	for (int i = 1; i < argc; i++) {
-		if (ctl_common_opt(ctl, argv[i]))
-			continue;
-		if (!strcmp(argv[i], "--health-file") && i + 1 < argc) {
-			path = argv[++i];
-		} else if (!strcmp(argv[i], "--max-age") && i + 1 < argc) {
-			max_age = strtod(argv[++i], &end);
-			if (*end || end == argv[i] || max_age <= 0)
-				return ctl_fail("health: --max-age \"%s\" is not a number of seconds > 0",
-						argv[i]);
-		} else if (!strcmp(argv[i], "--ready")) {
-			ready = true;
-		} else {
-			return ctl_fail("health: unexpected argument \"%s\"", argv[i]);
-		}
+	if (max_age_text) {
+		max_age = strtod(max_age_text, &end);
+		if (*end || end == max_age_text || max_age <= 0)
+			return ctl_usage(a, "--max-age \"%s\" is not a number of seconds > 0",
+					 max_age_text);
 	}
 	if (stat(path, &st))
 		return ctl_fail("health: %s: %s (is rdmanetd running with --health-file?)", path,
@@ -73,3 +64,23 @@ int cmd_health(struct ctl *ctl, int argc, char **argv)
 		       json_string_value(json_object_get(h, "version")));
 	return 0;
 }
+
+static const struct ctl_opt health_opts[] = {
+	{ "--health-file", NULL, "FILE", "the agent's health file (default "
+	  RN_DEFAULT_HEALTH_FILE ")" },
+	{ "--max-age", NULL, "S", "alive if rewritten within S seconds (default 30)" },
+	{ "--ready", NULL, NULL, "ready too: every master attached, every resource registered" },
+	{ NULL },
+};
+
+const struct ctl_object ctl_obj_health = {
+	.name = "health",
+	.help = "the agent's liveness and readiness, as the DaemonSet's probes see them",
+	.no_config = true,
+	.verbs = (const struct ctl_verb[]){
+		{ .opts = health_opts, .run = health_check,
+		  .help = "exit 0 if the agent is alive (and ready with --ready), else 1 and "
+			  "why; never reads the node config" },
+		{ .run = NULL },
+	},
+};

@@ -33,48 +33,21 @@ static int fail_ipam(const char *verb, const struct rn_error *e)
 	return e->code == -EAGAIN ? EXIT_TRY_LATER : 1;
 }
 
-static int parse_args(struct ctl *ctl, int argc, char **argv, struct ip_args *a)
+/* The arguments the verb's table let through, by name. */
+static void get_args(const struct ctl_args *ca, struct ip_args *a)
 {
-	static const struct {
-		const char *opt;
-		size_t off;
-	} opts[] = {
-		{ "--pool", offsetof(struct ip_args, pool) },
-		{ "--container-id", offsetof(struct ip_args, container_id) },
-		{ "--ifname", offsetof(struct ip_args, ifname) },
-		{ "--namespace", offsetof(struct ip_args, ns) },
-		{ "--pod", offsetof(struct ip_args, pod) },
-		{ "--node", offsetof(struct ip_args, node) },
-		{ "--master", offsetof(struct ip_args, master) },
-	};
-
 	memset(a, 0, sizeof(*a));
-	for (int i = 2; i < argc; i++) {
-		bool known = false;
-
-		if (ctl_common_opt(ctl, argv[i]))
-			continue;
-		if (argv[i][0] != '-') {
-			if (a->ip)
-				return ctl_fail("ip %s: unexpected argument \"%s\"", argv[1],
-						argv[i]);
-			a->ip = argv[i];
-			continue;
-		}
-		for (size_t k = 0; k < sizeof(opts) / sizeof(opts[0]); k++) {
-			if (strcmp(argv[i], opts[k].opt))
-				continue;
-			if (i + 1 >= argc)
-				return ctl_fail("ip %s: %s needs a value", argv[1], argv[i]);
-			*(const char **)((char *)a + opts[k].off) = argv[++i];
-			if (!strcmp(opts[k].opt, "--pool") && a->n_pools < 2 * RN_IPAM_MAX_POOLS)
-				a->pools[a->n_pools++] = argv[i];
-			known = true;
-		}
-		if (!known)
-			return ctl_fail("ip %s: unexpected argument \"%s\"", argv[1], argv[i]);
-	}
-	return 0;
+	a->ip = ca->pos;
+	a->pool = ctl_arg(ca, "--pool");
+	a->container_id = ctl_arg(ca, "--container-id");
+	a->ifname = ctl_arg(ca, "--ifname");
+	a->ns = ctl_arg(ca, "--namespace");
+	a->pod = ctl_arg(ca, "--pod");
+	a->node = ctl_arg(ca, "--node");
+	a->master = ctl_arg(ca, "--master");
+	for (int i = 0; i < ca->n; i++)
+		if (!strcmp(ca->v[i].opt->name, "--pool") && a->n_pools < 2 * RN_IPAM_MAX_POOLS)
+			a->pools[a->n_pools++] = ca->v[i].val;
 }
 
 /* show is a read: it opens the store read-only (nothing created or written) */
@@ -115,7 +88,7 @@ static json_t *pools_containing(struct rn_ipam *ipam, const struct rn_addr *addr
 	return arr;
 }
 
-static int ip_show(struct ctl *ctl, int argc, char **argv)
+static int ip_show(struct ctl *ctl, const struct ctl_args *ca)
 {
 	struct rn_ipam_allocation held[MAX_HOLDERS];
 	struct rn_error e = { 0 };
@@ -124,14 +97,13 @@ static int ip_show(struct ctl *ctl, int argc, char **argv)
 	struct rn_addr addr;
 	int n, rc;
 
-	if (parse_args(ctl, argc, argv, &a))
-		return 1;
+	get_args(ca, &a);
 	if (!a.ip == !a.container_id)
-		return ctl_fail("ip show: give an IP, or --container-id and --ifname");
+		return ctl_usage(ca, "give an IP, or --container-id and --ifname");
 	if (a.ip && rn_addr_parse(a.ip, &addr))
-		return ctl_fail("ip show: \"%s\" is not an IP address", a.ip);
+		return ctl_usage(ca, "\"%s\" is not an IP address", a.ip);
 	if (a.container_id && !a.ifname)
-		return ctl_fail("ip show: --ifname is required with --container-id");
+		return ctl_usage(ca, "--ifname is required with --container-id");
 	rc = open_ipam(ctl, "show", true, &ipam);
 	if (rc)
 		return rc;
@@ -201,18 +173,16 @@ static int release_ip(struct rn_ipam *ipam, const struct ip_args *a, struct rn_e
 	return rn_ipam_release_ip(ipam, pool, &addr, e);
 }
 
-static int ip_release(struct ctl *ctl, int argc, char **argv)
+static int ip_release(struct ctl *ctl, const struct ctl_args *ca)
 {
 	struct rn_error e = { 0 };
 	struct rn_ipam *ipam;
 	struct ip_args a;
 	int rc, n;
 
-	if (parse_args(ctl, argc, argv, &a))
-		return 1;
+	get_args(ca, &a);
 	if (!a.ip == !a.container_id || (a.container_id && !a.ifname))
-		return ctl_fail("ip release: give an IP [--pool NAME], or --container-id and "
-				"--ifname");
+		return ctl_usage(ca, "give an IP [--pool NAME], or --container-id and --ifname");
 	rc = open_ipam(ctl, "release", false, &ipam);
 	if (rc)
 		return rc;
@@ -247,7 +217,7 @@ static int split_pools(struct rn_ipam *ipam, const struct ip_args *a, const char
 	return 0;
 }
 
-static int ip_allocate(struct ctl *ctl, int argc, char **argv)
+static int ip_allocate(struct ctl *ctl, const struct ctl_args *ca)
 {
 	const char *v4[RN_IPAM_MAX_POOLS], *v6[RN_IPAM_MAX_POOLS];
 	struct rn_ipam_request req = { 0 };
@@ -257,10 +227,9 @@ static int ip_allocate(struct ctl *ctl, int argc, char **argv)
 	struct ip_args a;
 	int rc;
 
-	if (parse_args(ctl, argc, argv, &a))
-		return 1;
+	get_args(ca, &a);
 	if (a.ip || !a.container_id || !a.ifname || !a.n_pools)
-		return ctl_fail("ip allocate: --container-id, --ifname and --pool are required");
+		return ctl_usage(ca, "--container-id, --ifname and --pool are required");
 	rc = open_ipam(ctl, "allocate", false, &ipam);
 	if (rc)
 		return rc;
@@ -302,15 +271,41 @@ static int ip_allocate(struct ctl *ctl, int argc, char **argv)
 	return 0;
 }
 
-int cmd_ip(struct ctl *ctl, int argc, char **argv)
-{
-	if (argc < 2)
-		return ctl_fail("ip: show, release or allocate?");
-	if (!strcmp(argv[1], "show"))
-		return ip_show(ctl, argc, argv);
-	if (!strcmp(argv[1], "release"))
-		return ip_release(ctl, argc, argv);
-	if (!strcmp(argv[1], "allocate"))
-		return ip_allocate(ctl, argc, argv);
-	return ctl_fail("ip: unknown verb \"%s\" (show, release, allocate)", argv[1]);
-}
+#define IP_OWNER_OPTS                                                                      \
+	{ "--container-id", NULL, "ID", "the attachment's container ID" },                  \
+	{ "--ifname", NULL, "IF", "the attachment's interface name" }
+
+static const struct ctl_opt show_opts[] = { IP_OWNER_OPTS, { NULL } };
+
+static const struct ctl_opt release_opts[] = {
+	IP_OWNER_OPTS,
+	{ "--pool", NULL, "NAME", "the pool IP is held in (when it is held in several)" },
+	{ NULL },
+};
+
+static const struct ctl_opt allocate_opts[] = {
+	{ "--container-id", NULL, "ID", "the attachment's container ID (required)" },
+	{ "--ifname", NULL, "IF", "the attachment's interface name (required)" },
+	{ "--pool", NULL, "NAME", "allocate from this pool (required; repeat for IPv4 and "
+	  "IPv6, or fallbacks)" },
+	{ "--namespace", NULL, "NS", "the pod's namespace, recorded with the address" },
+	{ "--pod", NULL, "NAME", "the pod's name, recorded with the address" },
+	{ "--node", NULL, "NODE", "the node, recorded (default the config's node)" },
+	{ "--master", NULL, "IF", "the master, for pools limited to masters" },
+	{ NULL },
+};
+
+const struct ctl_object ctl_obj_ip = {
+	.name = "ip",
+	.help = "single addresses and their owners in the IPAM store; exit 75 if the store "
+		"is busy",
+	.verbs = (const struct ctl_verb[]){
+		{ "show", NULL, "[IP]", show_opts, ip_show,
+		  "who holds IP (or which pool it is free in), or what an attachment holds" },
+		{ "release", NULL, "[IP]", release_opts, ip_release,
+		  "release IP whoever holds it, or what an attachment holds" },
+		{ "allocate", NULL, NULL, allocate_opts, ip_allocate,
+		  "allocate for an attachment, as the CNI plugin does" },
+		{ .run = NULL },
+	},
+};

@@ -9,104 +9,96 @@
 #include "ctl.h"
 #include "datapath/datapath.h"
 
-static int copy_arg(char *dst, size_t size, const char *val, const char *opt)
+static int copy_arg(const struct ctl_args *a, char *dst, size_t size, const char *opt)
 {
+	const char *val = ctl_arg(a, opt);
+
+	if (!val)
+		return 0;
 	if (strlen(val) >= size)
-		return ctl_fail("pod: %s: longer than %zu characters", opt, size - 1);
+		return ctl_usage(a, "%s: longer than %zu characters", opt, size - 1);
 	memcpy(dst, val, strlen(val) + 1);
 	return 0;
 }
 
-static int parse_spec(int argc, char **argv, struct rn_pod_spec *s, int need_all)
+/* The spec from the options the verb's table allows (del has fewer). */
+static int parse_spec(const struct ctl_args *a, struct rn_pod_spec *s)
 {
+	const char *v;
+
 	memset(s, 0, sizeof(*s));
 	s->dscp = -1;
-	for (int i = 2; i < argc; i++) {
-		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int err = 0;
-
-		if (!strcmp(o, "--ip-keyed")) {
-			s->ip_keyed = true;
+	s->ip_keyed = ctl_flag(a, "--ip-keyed");
+	if (copy_arg(a, s->ns, sizeof(s->ns), "--namespace") ||
+	    copy_arg(a, s->name, sizeof(s->name), "--pod") ||
+	    copy_arg(a, s->container_id, sizeof(s->container_id), "--container-id") ||
+	    copy_arg(a, s->ifname, sizeof(s->ifname), "--ifname") ||
+	    copy_arg(a, s->master, sizeof(s->master), "--master"))
+		return CTL_EXIT_USAGE;
+	v = ctl_arg(a, "--mac");
+	if (v && rn_mac_parse(v, s->mac))
+		return ctl_usage(a, "--mac: \"%s\" is not a MAC address", v);
+	for (int i = 0; i < a->n; i++) {
+		if (strcmp(a->v[i].opt->name, "--ip"))
 			continue;
-		}
-		if (!v)
-			return ctl_fail("pod: %s needs a value", o);
-		i++;
-		if (!strcmp(o, "--namespace"))
-			err = copy_arg(s->ns, sizeof(s->ns), v, o);
-		else if (!strcmp(o, "--pod"))
-			err = copy_arg(s->name, sizeof(s->name), v, o);
-		else if (!strcmp(o, "--container-id"))
-			err = copy_arg(s->container_id, sizeof(s->container_id), v, o);
-		else if (!strcmp(o, "--ifname"))
-			err = copy_arg(s->ifname, sizeof(s->ifname), v, o);
-		else if (!strcmp(o, "--master") && need_all)
-			err = copy_arg(s->master, sizeof(s->master), v, o);
-		else if (!strcmp(o, "--mac") && need_all) {
-			if (rn_mac_parse(v, s->mac))
-				return ctl_fail("pod: --mac: \"%s\" is not a MAC address", v);
-		} else if (!strcmp(o, "--ip") && need_all) {
-			if (s->n_ips >= RN_POD_MAX_IPS)
-				return ctl_fail("pod: at most %d --ip", RN_POD_MAX_IPS);
-			if (rn_addr_parse(v, &s->ips[s->n_ips]))
-				return ctl_fail("pod: --ip: \"%s\" is not an IP address", v);
-			s->n_ips++;
-		} else if (!strcmp(o, "--dscp") && need_all) {
-			char *end;
-			long d = strtol(v, &end, 0);
+		if (s->n_ips >= RN_POD_MAX_IPS)
+			return ctl_usage(a, "at most %d --ip", RN_POD_MAX_IPS);
+		if (rn_addr_parse(a->v[i].val, &s->ips[s->n_ips]))
+			return ctl_usage(a, "--ip: \"%s\" is not an IP address", a->v[i].val);
+		s->n_ips++;
+	}
+	v = ctl_arg(a, "--dscp");
+	if (v) {
+		char *end;
+		long d = strtol(v, &end, 0);
 
-			if (*end || !*v || d < 0 || d > RN_DSCP_MAX)
-				return ctl_fail("pod: --dscp: \"%s\" is not a DSCP value (0..%d)", v,
-						RN_DSCP_MAX);
-			s->dscp = (int)d;
-		} else {
-			return ctl_fail("pod %s: unexpected argument \"%s\"", argv[1], o);
-		}
-		if (err)
-			return err;
+		if (*end || !*v || d < 0 || d > RN_DSCP_MAX)
+			return ctl_usage(a, "--dscp: \"%s\" is not a DSCP value (0..%d)", v,
+					 RN_DSCP_MAX);
+		s->dscp = (int)d;
 	}
 	return 0;
 }
 
-static int pod_add(struct ctl *ctl, int argc, char **argv)
+static int pod_add(struct ctl *ctl, const struct ctl_args *a)
 {
 	struct rn_error e = { 0 };
 	struct rn_pod_spec s;
+	int rc = parse_spec(a, &s);
 
-	if (parse_spec(argc, argv, &s, 1))
-		return 1;
+	if (rc)
+		return rc;
 	if (!s.ns[0] || !s.name[0])
-		return ctl_fail("pod add: --namespace and --pod are required");
+		return ctl_usage(a, "--namespace and --pod are required");
 	if (rn_registry_add(ctl->cfg.bpf.pin_dir, &s, &e))
 		return ctl_fail("pod add: %s", e.msg);
 	return 0;
 }
 
-static int pod_del(struct ctl *ctl, int argc, char **argv)
+static int pod_del(struct ctl *ctl, const struct ctl_args *a)
 {
 	struct rn_error e = { 0 };
 	struct rn_pod_spec s;
 	bool removed;
+	int rc = parse_spec(a, &s);
 
-	if (parse_spec(argc, argv, &s, 0))
-		return 1;
+	if (rc)
+		return rc;
 	if (!s.container_id[0] || !s.ifname[0])
-		return ctl_fail("pod del: --container-id and --ifname are required");
+		return ctl_usage(a, "--container-id and --ifname are required");
 	if (rn_registry_del(ctl->cfg.bpf.pin_dir, s.container_id, s.ifname, &removed, &e))
 		return ctl_fail("pod del: %s", e.msg);
 	return 0;
 }
 
-static int pod_show(struct ctl *ctl, int argc, char **argv)
+static int pod_show(struct ctl *ctl, const struct ctl_args *a)
 {
 	struct rn_error e = { 0 };
 	struct rn_stats s;
 	json_t *all, *pod;
 	size_t i;
 
-	for (int a = 2; a < argc; a++)
-		if (!ctl_common_opt(ctl, argv[a]))
-			return ctl_fail("pod show: unexpected argument \"%s\"", argv[a]);
+	(void)a;
 	if (rn_stats_load(ctl->cfg.bpf.pin_dir, &s, &e))
 		return ctl_fail("%s", e.msg);
 	all = rn_stats_json(&s, NULL, NULL);
@@ -149,15 +141,40 @@ static int pod_show(struct ctl *ctl, int argc, char **argv)
 	return 0;
 }
 
-int cmd_pod(struct ctl *ctl, int argc, char **argv)
-{
-	if (argc < 2 || !strcmp(argv[1], "show") || !strcmp(argv[1], "list"))
-		return pod_show(ctl, argc < 2 ? 2 : argc, argv);
-	if (!strcmp(argv[1], "add"))
-		return pod_add(ctl, argc, argv);
-	if (!strcmp(argv[1], "del") || !strcmp(argv[1], "delete"))
-		return pod_del(ctl, argc, argv);
-	if (ctl_common_opt(ctl, argv[1]))
-		return pod_show(ctl, argc, argv);
-	return ctl_fail("pod: unknown verb \"%s\" (add, del, show)", argv[1]);
-}
+#define POD_KEY_OPTS                                                                       \
+	{ "--container-id", NULL, "ID", "the sandbox's container ID (required)" },          \
+	{ "--ifname", NULL, "IF", "the interface's name inside the pod (required)" }
+
+static const struct ctl_opt add_opts[] = {
+	{ "--namespace", NULL, "NS", "the pod's namespace (required)" },
+	{ "--pod", NULL, "NAME", "the pod's name (required)" },
+	POD_KEY_OPTS,
+	{ "--master", NULL, "IF", "the attached master the pod's traffic uses" },
+	{ "--mac", NULL, "MAC", "the pod interface's MAC address" },
+	{ "--ip", NULL, "ADDR", "an address of the pod (repeatable)" },
+	{ "--dscp", NULL, "0..63", "the DSCP the pod's RoCE traffic is marked with" },
+	{ "--ip-keyed", NULL, NULL, "key the pod by its IP addresses, not its MAC" },
+	{ NULL },
+};
+
+static const struct ctl_opt del_opts[] = {
+	POD_KEY_OPTS,
+	{ "--namespace", NULL, "NS", "accepted, not needed" },
+	{ "--pod", NULL, "NAME", "accepted, not needed" },
+	{ "--ip-keyed", NULL, NULL, "accepted, not needed" },
+	{ NULL },
+};
+
+const struct ctl_object ctl_obj_pod = {
+	.name = "pod",
+	.help = "pod interfaces the data path knows, registered by the CNI plugin or by hand",
+	.default_verb = "show",
+	.verbs = (const struct ctl_verb[]){
+		{ "add", NULL, NULL, add_opts, pod_add,
+		  "register (or update) a pod interface, as the CNI plugin does" },
+		{ "del", "delete", NULL, del_opts, pod_del,
+		  "unregister a pod interface (nothing to do is fine)" },
+		{ "show", "list", NULL, NULL, pod_show, "the registered pod interfaces" },
+		{ .run = NULL },
+	},
+};

@@ -51,16 +51,14 @@ static const char *names_text(const char *names, size_t width, unsigned int n, c
 	return n ? buf : "*";
 }
 
-static int pool_list(struct ctl *ctl, int argc, char **argv)
+static int pool_list(struct ctl *ctl, const struct ctl_args *a)
 {
 	struct rn_error e = { 0 };
 	struct rn_ipam_pool_info *pools;
 	struct rn_ipam *ipam;
 	int n, rc;
 
-	for (int i = 2; i < argc; i++)
-		if (!ctl_common_opt(ctl, argv[i]))
-			return ctl_fail("pool list: unexpected argument \"%s\"", argv[i]);
+	(void)a;
 	rc = open_ipam_readonly(ctl, "list", &ipam);
 	if (rc)
 		return rc;
@@ -135,24 +133,17 @@ static void print_allocations_human(const struct rn_ipam_allocation *a, int n)
 	}
 }
 
-static int pool_show(struct ctl *ctl, int argc, char **argv)
+static int pool_show(struct ctl *ctl, const struct ctl_args *a)
 {
 	struct rn_error e = { 0 };
 	struct rn_ipam_allocation *allocs;
 	struct rn_ipam_pool_info info;
-	const char *name = NULL;
+	const char *name = a->pos;
 	struct rn_ipam *ipam;
 	int n, rc;
 
-	for (int i = 2; i < argc; i++) {
-		if (ctl_common_opt(ctl, argv[i]))
-			continue;
-		if (name)
-			return ctl_fail("pool show: unexpected argument \"%s\"", argv[i]);
-		name = argv[i];
-	}
 	if (!name)
-		return pool_list(ctl, argc, argv);
+		return pool_list(ctl, a);
 	rc = open_ipam_readonly(ctl, "show", &ipam);
 	if (rc)
 		return rc;
@@ -223,50 +214,35 @@ static json_t *load_json_arg(const char *path, struct rn_error *e)
 }
 
 /* The pool as JSON, from --file or from flags, so both go through the one
- * validation the config file gets. */
-static json_t *pool_args(int argc, char **argv)
+ * validation the config file gets. NULL after a usage error (*rc 2) or a
+ * file that does not parse (*rc 1). */
+static json_t *pool_args(const struct ctl_args *a, int *rc)
 {
+	const char *file = ctl_arg(a, "--file");
 	struct rn_error e = { 0 };
-	json_t *obj = json_object();
-	const char *o = "";
+	json_t *obj;
 
-	for (int i = 2; i < argc; i++) {
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+	*rc = CTL_EXIT_USAGE;
+	if (file) {
+		if (a->n != 1 || a->pos) {
+			ctl_usage(a, "--file FILE takes no other option");
+			return NULL;
+		}
+		obj = load_json_arg(file, &e);
+		if (!obj) {
+			*rc = ctl_fail("pool add: %s", e.msg);
+			return NULL;
+		}
+		return obj;
+	}
+	obj = json_object();
+	if (a->pos)
+		json_object_set_new(obj, "name", json_string(a->pos));
+	for (int i = 0; i < a->n; i++) {
+		const char *o = a->v[i].opt->name, *v = a->v[i].val;
 
-		o = argv[i];
-		if (o[0] != '-') {
-			if (json_object_get(obj, "name"))
-				goto unexpected;
-			json_object_set_new(obj, "name", json_string(o));
-			continue;
-		}
-		if (!v) {
-			ctl_fail("pool add: %s needs a value", o);
-			goto fail;
-		}
-		i++;
-		if (!strcmp(o, "--file")) {
-			json_decref(obj);
-			if (argc != 4) {
-				ctl_fail("pool add: --file FILE takes no other option");
-				return NULL;
-			}
-			obj = load_json_arg(v, &e);
-			if (!obj)
-				ctl_fail("pool add: %s", e.msg);
-			return obj;
-		} else if (!strcmp(o, "--subnet")) {
-			json_object_set_new(obj, "subnet", json_string(v));
-		} else if (!strcmp(o, "--gateway")) {
-			json_object_set_new(obj, "gateway", json_string(v));
-		} else if (!strcmp(o, "--range") || !strcmp(o, "--ips")) {
-			append_string(obj, "ips", v);
-		} else if (!strcmp(o, "--exclude")) {
-			append_string(obj, "exclude", v);
-		} else if (!strcmp(o, "--master")) {
-			append_string(obj, "masters", v);
-		} else if (!strcmp(o, "--node")) {
-			append_string(obj, "nodes", v);
+		if (!strcmp(o, "--subnet") || !strcmp(o, "--gateway")) {
+			json_object_set_new(obj, o + 2, json_string(v));
 		} else if (!strcmp(o, "--route")) {
 			add_route(obj, v);
 		} else if (!strcmp(o, "--vlan") || !strcmp(o, "--block")) {
@@ -274,32 +250,36 @@ static json_t *pool_args(int argc, char **argv)
 			long n = strtol(v, &end, 10);
 
 			if (!*v || *end) {
-				ctl_fail("pool add: %s: \"%s\" is not a number", o, v);
-				goto fail;
+				ctl_usage(a, "%s: \"%s\" is not a number", o, v);
+				json_decref(obj);
+				return NULL;
 			}
 			json_object_set_new(obj, o + 2, json_integer(n));
 		} else {
-			goto unexpected;
+			/* --range, --exclude, --master, --node: lists */
+			static const char *const keys[][2] = {
+				{ "--range", "ips" }, { "--exclude", "exclude" },
+				{ "--master", "masters" }, { "--node", "nodes" },
+			};
+
+			for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+				if (!strcmp(o, keys[k][0]))
+					append_string(obj, keys[k][1], v);
 		}
 	}
 	return obj;
-unexpected:
-	ctl_fail("pool add: unexpected argument \"%s\"", o);
-fail:
-	json_decref(obj);
-	return NULL;
 }
 
-static int pool_add(struct ctl *ctl, int argc, char **argv)
+static int pool_add(struct ctl *ctl, const struct ctl_args *a)
 {
 	struct rn_error e = { 0 };
 	struct rn_ipam *ipam;
 	struct rn_pool p;
-	json_t *obj = pool_args(argc, argv);
 	int rc;
+	json_t *obj = pool_args(a, &rc);
 
 	if (!obj)
-		return 1;
+		return rc;
 	if (rn_pool_from_json(&p, obj, "pool add", &e)) {
 		json_decref(obj);
 		return ctl_fail("%s", e.msg);
@@ -330,24 +310,16 @@ static bool declared_in_config(const struct ctl *ctl, const char *name)
 	return false;
 }
 
-static int pool_del(struct ctl *ctl, int argc, char **argv)
+static int pool_del(struct ctl *ctl, const struct ctl_args *a)
 {
 	struct rn_error e = { 0 };
-	const char *name = NULL;
+	const char *name = a->pos;
 	struct rn_ipam *ipam;
-	bool force = false;
+	bool force = ctl_flag(a, "--force");
 	int rc, dropped;
 
-	for (int i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--force") || !strcmp(argv[i], "-f"))
-			force = true;
-		else if (!ctl_common_opt(ctl, argv[i]) && !name && argv[i][0] != '-')
-			name = argv[i];
-		else if (!ctl_common_opt(ctl, argv[i]))
-			return ctl_fail("pool del: unexpected argument \"%s\"", argv[i]);
-	}
 	if (!name)
-		return ctl_fail("pool del: which pool? (pool del NAME [--force])");
+		return ctl_usage(a, "which pool? (pool del NAME [--force])");
 	if (declared_in_config(ctl, name))
 		return ctl_fail("pool del: pool \"%s\" is declared in the config file; remove it "
 				"there first (a sync would bring it back)", name);
@@ -367,37 +339,27 @@ static int pool_del(struct ctl *ctl, int argc, char **argv)
  * list is one node's, so only that node's allocations (the config's node
  * by default) are collected unless --all-nodes says the list covers the
  * whole store. */
-static int pool_gc(struct ctl *ctl, int argc, char **argv)
+static int pool_gc(struct ctl *ctl, const struct ctl_args *a)
 {
 	struct rn_ipam_gc_scope scope = { 0 };
 	struct rn_error e = { 0 };
 	struct rn_ipam_owner *valid;
-	const char *file = NULL;
-	bool dry_run = false;
+	const char *file = ctl_arg(a, "--valid");
+	bool dry_run = ctl_flag(a, "--dry-run");
 	struct rn_ipam *ipam;
 	size_t n_valid;
 	json_t *doc;
 	int rc, released;
 
-	for (int i = 2; i < argc; i++) {
-		if (ctl_common_opt(ctl, argv[i]))
-			continue;
-		if (!strcmp(argv[i], "--dry-run"))
-			dry_run = true;
-		else if (!strcmp(argv[i], "--all-nodes"))
-			scope.all_nodes = true;
-		else if (!strcmp(argv[i], "--valid") && i + 1 < argc)
-			file = argv[++i];
-		else if (!strcmp(argv[i], "--node") && i + 1 < argc && argv[i + 1][0])
-			scope.node = argv[++i];
-		else
-			return ctl_fail("pool gc: unexpected argument \"%s\"", argv[i]);
-	}
+	scope.all_nodes = ctl_flag(a, "--all-nodes");
+	scope.node = ctl_arg(a, "--node");
+	if (scope.node && !scope.node[0])
+		return ctl_usage(a, "--node: an empty node name");
 	if (!file)
-		return ctl_fail("pool gc: --valid FILE is required (JSON list of "
-				"{\"containerID\", \"ifname\"}; \"-\" for stdin)");
+		return ctl_usage(a, "--valid FILE is required (JSON list of "
+				 "{\"containerID\", \"ifname\"}; \"-\" for stdin)");
 	if (scope.node && scope.all_nodes)
-		return ctl_fail("pool gc: --node and --all-nodes exclude each other");
+		return ctl_usage(a, "--node and --all-nodes exclude each other");
 	doc = load_json_arg(file, &e);
 	if (!doc)
 		return ctl_fail("pool gc: %s", e.msg);
@@ -429,15 +391,13 @@ static int pool_gc(struct ctl *ctl, int argc, char **argv)
 	return rc;
 }
 
-static int pool_sync(struct ctl *ctl, int argc, char **argv)
+static int pool_sync(struct ctl *ctl, const struct ctl_args *a)
 {
 	struct rn_error e = { 0 };
 	struct rn_ipam *ipam;
 	int rc, written;
 
-	for (int i = 2; i < argc; i++)
-		if (!ctl_common_opt(ctl, argv[i]))
-			return ctl_fail("pool sync: unexpected argument \"%s\"", argv[i]);
+	(void)a;
 	rc = open_ipam(ctl, "sync", &ipam);
 	if (rc)
 		return rc;
@@ -450,16 +410,14 @@ static int pool_sync(struct ctl *ctl, int argc, char **argv)
 	return 0;
 }
 
-static int pool_check(struct ctl *ctl, int argc, char **argv)
+static int pool_check(struct ctl *ctl, const struct ctl_args *a)
 {
 	static char report[64 * 1024];
 	struct rn_error e = { 0 };
 	struct rn_ipam *ipam;
 	int rc, problems;
 
-	for (int i = 2; i < argc; i++)
-		if (!ctl_common_opt(ctl, argv[i]))
-			return ctl_fail("pool check: unexpected argument \"%s\"", argv[i]);
+	(void)a;
 	rc = open_ipam_readonly(ctl, "check", &ipam);
 	if (rc)
 		return rc;
@@ -476,22 +434,53 @@ static int pool_check(struct ctl *ctl, int argc, char **argv)
 				   problems == 1 ? "" : "s") : 0;
 }
 
-int cmd_pool(struct ctl *ctl, int argc, char **argv)
-{
-	static const struct {
-		const char *verb;
-		int (*run)(struct ctl *ctl, int argc, char **argv);
-	} verbs[] = {
-		{ "list", pool_list }, { "show", pool_show }, { "add", pool_add },
-		{ "del", pool_del }, { "delete", pool_del }, { "gc", pool_gc },
-		{ "sync", pool_sync }, { "check", pool_check },
-	};
+static const struct ctl_opt add_opts[] = {
+	{ "--subnet", NULL, "CIDR", "the pool's subnet (required unless --file)" },
+	{ "--range", "--ips", "RANGE", "usable addresses: CIDR or FIRST-LAST (repeatable; "
+	  "default the subnet)" },
+	{ "--exclude", NULL, "RANGE", "addresses never handed out (repeatable)" },
+	{ "--gateway", NULL, "ADDR", "the gateway given with each address" },
+	{ "--route", NULL, "DST[,GW]", "a route given with each address (repeatable)" },
+	{ "--master", NULL, "IF", "only for pods on this master (repeatable; default any)" },
+	{ "--node", NULL, "NODE", "only on this node (repeatable; default any)" },
+	{ "--vlan", NULL, "ID", "the VLAN of the pool's addresses" },
+	{ "--block", NULL, "BITS", "per-node block size (prefix length) for etcd stores" },
+	{ "--file", NULL, "FILE", "the pool as JSON, as in the config's \"pools\" (- for "
+	  "stdin); no other option" },
+	{ NULL },
+};
 
-	if (argc < 2 || ctl_common_opt(ctl, argv[1]))
-		return pool_list(ctl, argc, argv);
-	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
-		if (!strcmp(argv[1], verbs[i].verb))
-			return verbs[i].run(ctl, argc, argv);
-	return ctl_fail("pool: unknown verb \"%s\" (list, show, add, del, gc, sync, check)",
-			argv[1]);
-}
+static const struct ctl_opt del_opts[] = {
+	{ "--force", "-f", NULL, "delete a pool that still has allocations, with them" },
+	{ NULL },
+};
+
+static const struct ctl_opt gc_opts[] = {
+	{ "--valid", NULL, "FILE", "JSON list of {\"containerID\", \"ifname\"} that stay "
+	  "(- for stdin; required)" },
+	{ "--node", NULL, "NODE", "collect this node's allocations (default the config's node)" },
+	{ "--all-nodes", NULL, NULL, "the list covers every node: collect in the whole store" },
+	{ "--dry-run", NULL, NULL, "say what would be released, release nothing" },
+	{ NULL },
+};
+
+const struct ctl_object ctl_obj_pool = {
+	.name = "pool",
+	.help = "IP pools in the IPAM store (the config's \"ipam\" section says which); "
+		"exit 75 if the store is busy",
+	.default_verb = "list",
+	.verbs = (const struct ctl_verb[]){
+		{ "list", NULL, NULL, NULL, pool_list, "every pool with its usage" },
+		{ "show", NULL, "[NAME]", NULL, pool_show,
+		  "one pool and its allocations (without NAME: list)" },
+		{ "add", NULL, "NAME", add_opts, pool_add, "add a pool to the store" },
+		{ "del", "delete", "NAME", del_opts, pool_del,
+		  "delete a pool added by rdmanetctl" },
+		{ "gc", NULL, NULL, gc_opts, pool_gc,
+		  "release allocations whose owner is not in the valid list" },
+		{ "sync", NULL, NULL, NULL, pool_sync, "write the config's pools to the store" },
+		{ "check", NULL, NULL, NULL, pool_check,
+		  "check the store's consistency; exit 1 on a problem" },
+		{ .run = NULL },
+	},
+};

@@ -94,7 +94,7 @@ static bool serving(const struct rn_dp_config *dc, const struct rn_dp_resource_c
 	return false;
 }
 
-int cmd_resources(struct ctl *ctl, int argc, char **argv)
+static int resources_show(struct ctl *ctl, const struct ctl_args *a)
 {
 	struct rn_dp_config *dc = calloc(1, sizeof(*dc));
 	struct rn_rdma_model m = { 0 };
@@ -104,11 +104,7 @@ int cmd_resources(struct ctl *ctl, int argc, char **argv)
 	json_t *out = NULL;
 	int n = 0, rc = 0;
 
-	for (int i = 1; i < argc; i++)
-		if (!ctl_common_opt(ctl, argv[i])) {
-			free(dc);
-			return ctl_fail("resources: unexpected argument \"%s\"", argv[i]);
-		}
+	(void)a;
 	if (!dc || rn_dp_config_build(&ctl->cfg, dc, &e)) {
 		free(dc);
 		return ctl_fail("%s", dc ? e.msg : "out of memory");
@@ -186,3 +182,14 @@ out:
 	free(dc);
 	return rc;
 }
+
+const struct ctl_object ctl_obj_resources = {
+	.name = "resources",
+	.help = "the device plugin's resources as kubelet would see them now",
+	.verbs = (const struct ctl_verb[]){
+		{ .run = resources_show,
+		  .help = "each resource: devices, health, NUMA nodes, HCAs or VFs, and whether "
+			  "rdmanetd serves it" },
+		{ .run = NULL },
+	},
+};

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* rdmanetctl stats [--pod NS/NAME] [--master IF] [-b|--bytes] [-j] */
+/* rdmanetctl stats [--pod NS/NAME] [--master IF] [-b|--bytes] [-j]: the
+ * data path's counters, per pod and per master. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -102,26 +103,14 @@ static void print_masters(const struct rn_stats *s, const char *master, int byte
 	}
 }
 
-int cmd_stats(struct ctl *ctl, int argc, char **argv)
+static int stats_show(struct ctl *ctl, const struct ctl_args *a)
 {
-	const char *pod = NULL, *master = NULL;
+	const char *pod = ctl_arg(a, "--pod"), *master = ctl_arg(a, "--master");
+	int bytes = ctl_flag(a, "--bytes");
 	struct rn_error e = { 0 };
-	int bytes = 0;
 	struct rn_stats s;
 	int found = 0;
 
-	for (int i = 1; i < argc; i++) {
-		if (ctl_common_opt(ctl, argv[i]))
-			continue;
-		if (!strcmp(argv[i], "-b") || !strcmp(argv[i], "--bytes"))
-			bytes = 1;
-		else if (!strcmp(argv[i], "--pod") && i + 1 < argc)
-			pod = argv[++i];
-		else if (!strcmp(argv[i], "--master") && i + 1 < argc)
-			master = argv[++i];
-		else
-			return ctl_fail("stats: unexpected argument \"%s\"", argv[i]);
-	}
 	if (rn_stats_load(ctl->cfg.bpf.pin_dir, &s, &e))
 		return ctl_fail("%s", e.msg);
 	if (master) {
@@ -147,3 +136,20 @@ int cmd_stats(struct ctl *ctl, int argc, char **argv)
 	rn_stats_free(&s);
 	return 0;
 }
+
+static const struct ctl_opt stats_opts[] = {
+	{ "--pod", NULL, "NS/NAME", "only this pod" },
+	{ "--master", NULL, "IF", "only pods on this master, and this master" },
+	{ "--bytes", "-b", NULL, "bytes instead of packets" },
+	{ NULL },
+};
+
+const struct ctl_object ctl_obj_stats = {
+	.name = "stats",
+	.help = "traffic counters per pod and per master, by traffic class",
+	.verbs = (const struct ctl_verb[]){
+		{ .opts = stats_opts, .run = stats_show,
+		  .help = "per-pod rows (rx, tx) and per-master rows, packets per class" },
+		{ .run = NULL },
+	},
+};

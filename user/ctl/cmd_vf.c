@@ -9,26 +9,15 @@
 #include "rdma/rdma_config.h"
 #include "sriov/sriov.h"
 
-int cmd_vf(struct ctl *ctl, int argc, char **argv)
+static int vf_show(struct ctl *ctl, const struct ctl_args *a)
 {
 	struct rn_sriov_config sc;
 	struct rn_sriov_host h;
 	struct rn_rdma_config rc;
 	struct rn_rdma_roots roots;
 	struct rn_error e = { 0 };
-	const char *state_dir = NULL;
+	const char *state_dir = ctl_arg(a, "--state-dir");
 
-	for (int i = 1; i < argc; i++) {
-		if (ctl_common_opt(ctl, argv[i]))
-			continue;
-		if (!strcmp(argv[i], "--state-dir") && i + 1 < argc) {
-			state_dir = argv[++i];
-			continue;
-		}
-		if (!strcmp(argv[i], "show"))
-			continue;
-		return ctl_fail("vf: unexpected argument \"%s\"", argv[i]);
-	}
 	if (rn_sriov_config_get(&ctl->cfg, &sc, &e))
 		return ctl_fail("%s", e.msg);
 	rn_rdma_config_get(&ctl->cfg, &rc);
@@ -45,3 +34,19 @@ int cmd_vf(struct ctl *ctl, int argc, char **argv)
 	rn_sriov_config_free(&sc);
 	return 0;
 }
+
+static const struct ctl_opt vf_opts[] = {
+	{ "--state-dir", NULL, "DIR", "where the CNI plugin records VF holds" },
+	{ NULL },
+};
+
+const struct ctl_object ctl_obj_vf = {
+	.name = "vf",
+	.help = "SR-IOV PFs and their VFs, and which pod holds each",
+	.default_verb = "show",
+	.verbs = (const struct ctl_verb[]){
+		{ "show", NULL, NULL, vf_opts, vf_show,
+		  "every PF and VF: netdev, RDMA device, node GUID, admin settings, holder" },
+		{ .run = NULL },
+	},
+};

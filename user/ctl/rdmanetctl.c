@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* rdmanetctl: iproute2 habits — object then verb, -j for JSON, a table by
- * default, one line on stderr and a non-zero exit on error. */
+ * default, one line on stderr and a non-zero exit on error (2 for a usage
+ * error, 1 for a failure), help at every level. The command line is read
+ * by cmdline.c against the objects listed here. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,20 +13,12 @@
 #include "log.h"
 #include "version.h"
 
-static const struct ctl_cmd commands[] = {
-	{ "stats", cmd_stats, "stats [--pod NS/NAME] [--master IF] [-b|--bytes] [-j]" },
-	{ "pod", cmd_pod, "pod add|del|show ..." },
-	{ "export", cmd_export, "export --textfile DIR" },
-	{ "dev", cmd_dev, "dev [show] [DEV] [-s] [-j] | dev netns [shared|exclusive]" },
-	{ "gid", cmd_gid, "gid [DEV] [-j]" },
-	{ "env", cmd_env, "env [--netdev IF] [-j]" },
-	{ "doctor", cmd_doctor, "doctor [-j]" },
-	{ "pool", cmd_pool, "pool add|del|show|list|gc|sync|check ..." },
-	{ "ip", cmd_ip, "ip show|release|allocate ..." },
-	{ "resources", cmd_resources, "resources [-j]" },
-	{ "vf", cmd_vf, "vf [show] [--state-dir DIR] [-j]" },
-	{ "health", cmd_health, "health [--health-file FILE] [--max-age S] [--ready] [-j]", true },
+const struct ctl_object *const ctl_objects[] = {
+	&ctl_obj_stats, &ctl_obj_pod, &ctl_obj_export, &ctl_obj_dev, &ctl_obj_gid,
+	&ctl_obj_env, &ctl_obj_doctor, &ctl_obj_pool, &ctl_obj_ip, &ctl_obj_resources,
+	&ctl_obj_vf, &ctl_obj_health,
 };
+const int ctl_n_objects = sizeof(ctl_objects) / sizeof(ctl_objects[0]);
 
 int ctl_fail(const char *fmt, ...)
 {
@@ -54,38 +48,11 @@ void ctl_print_json(const struct ctl *ctl, json_t *v)
 	(void)v;
 }
 
-int ctl_common_opt(struct ctl *ctl, const char *arg)
-{
-	if (!strcmp(arg, "-j") || !strcmp(arg, "--json")) {
-		ctl->json = true;
-		return 1;
-	}
-	if (!strcmp(arg, "-p") || !strcmp(arg, "--pretty")) {
-		ctl->pretty = true;
-		return 1;
-	}
-	return 0;
-}
-
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: rdmanetctl [-j] [-p] [-v] [-c CONFIG] [--pin-dir DIR] OBJECT ...\n"
-		   "       rdmanetctl -V|--version\n\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  rdmanetctl %s\n", commands[i].usage);
-	fprintf(f, "\n  -j, --json      JSON output\n"
-		   "  -p, --pretty    indented JSON\n"
-		   "  -c, --config    node config (default %s)\n"
-		   "  --pin-dir DIR   bpffs pin directory (default: config, or %s)\n"
-		   "  -v, --verbose   debug log on stderr\n"
-		   "  -V, --version   the version and the commit it was built from\n",
-		RN_DEFAULT_CONFIG, RN_DEFAULT_PIN_DIR);
-}
-
-static int load_config(struct ctl *ctl, const char *pin_dir)
+static int load_config(struct ctl *ctl, const struct ctl_globals *g)
 {
 	struct rn_error e = { 0 };
-	const char *path = ctl->config_path ? ctl->config_path : getenv("RDMANET_CONFIG");
+	const char *path = g->config_path ? g->config_path : getenv("RDMANET_CONFIG");
+	const char *pin_dir = g->pin_dir ? g->pin_dir : getenv("RDMANET_PIN_DIR");
 
 	if (path) {
 		if (rn_config_load(&ctl->cfg, path, &e))
@@ -95,63 +62,64 @@ static int load_config(struct ctl *ctl, const char *pin_dir)
 			return ctl_fail("%s", e.msg);
 		rn_config_defaults(&ctl->cfg);
 	}
-	if (!pin_dir)
-		pin_dir = getenv("RDMANET_PIN_DIR");
 	if (pin_dir)
 		snprintf(ctl->cfg.bpf.pin_dir, sizeof(ctl->cfg.bpf.pin_dir), "%s", pin_dir);
 	return 0;
 }
 
+/* Hidden verbs for the build and the shell: the man page and completion
+ * candidates, printed from the same tables. */
+static int hidden(int argc, char **argv)
+{
+	if (!strcmp(argv[1], "__man")) {
+		ctl_man_page(stdout, rn_version);
+		return 0;
+	}
+	if (!strcmp(argv[1], "__complete") && argc >= 3) {
+		ctl_complete(stdout, argc - 3, argv + 3, atoi(argv[2]) - 1);
+		return 0;
+	}
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
+	struct ctl_globals g = { 0 };
 	struct ctl ctl = { 0 };
-	const char *pin_dir = NULL;
-	int i = 1, rc;
+	struct ctl_args a;
+	int rc;
 
 	rn_log_init("rdmanetctl", RN_LOG_ERROR);
 	rn_log_hook_libbpf();
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (ctl_common_opt(&ctl, argv[i]))
-			continue;
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		}
-		if (!strcmp(argv[i], "-V") || !strcmp(argv[i], "--version")) {
-			rn_version_print(stdout, "rdmanetctl");
-			return 0;
-		}
-		if ((!strcmp(argv[i], "-c") || !strcmp(argv[i], "--config")) && i + 1 < argc) {
-			ctl.config_path = argv[++i];
-			continue;
-		}
-		if (!strcmp(argv[i], "--pin-dir") && i + 1 < argc) {
-			pin_dir = argv[++i];
-			continue;
-		}
-		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
-			rn_log_set_level(RN_LOG_DEBUG);
-			continue;
-		}
-		return ctl_fail("unknown option \"%s\" (or a missing value); try \"rdmanetctl help\"",
-				argv[i]);
+	if (argc > 1 && (rc = hidden(argc, argv)) >= 0)
+		return rc;
+	if (argc < 2) {
+		ctl_help_all(stderr);
+		return CTL_EXIT_USAGE;
 	}
-	if (i == argc) {
-		usage(stderr);
-		return 2;
-	}
-	if (!strcmp(argv[i], "help")) {
-		usage(stdout);
+	rc = ctl_parse(argc, argv, &g, &a);
+	if (rc)
+		return rc;
+	if (g.version && !g.help) {
+		rn_version_print(stdout, "rdmanetctl");
 		return 0;
 	}
-	for (size_t c = 0; c < sizeof(commands) / sizeof(commands[0]); c++) {
-		if (strcmp(argv[i], commands[c].name))
-			continue;
-		if (!commands[c].no_config && load_config(&ctl, pin_dir))
-			return 1;
-		rc = commands[c].run(&ctl, argc - i, argv + i);
-		rn_config_free(&ctl.cfg);
-		return rc;
+	if (g.help) {
+		if (a.verb && (a.verb_named || !a.verb->name))
+			ctl_help_verb(stdout, a.obj, a.verb);
+		else if (a.obj)
+			ctl_help_object(stdout, a.obj);
+		else
+			ctl_help_all(stdout);
+		return 0;
 	}
-	return ctl_fail("unknown object \"%s\"; try \"rdmanetctl help\"", argv[i]);
+	if (g.verbose)
+		rn_log_set_level(RN_LOG_DEBUG);
+	ctl.json = g.json;
+	ctl.pretty = g.pretty;
+	if (!a.obj->no_config && load_config(&ctl, &g))
+		return 1;
+	rc = a.verb->run(&ctl, &a);
+	rn_config_free(&ctl.cfg);
+	return rc;
 }
