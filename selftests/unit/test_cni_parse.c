@@ -26,7 +26,6 @@
 #include "user/cni/link.c"
 #include "user/cni/netconf.c"
 #include "user/cni/node.c"
-#include "user/cni/nl_error.c"
 #include "user/cni/prev_result.c"
 #include "user/cni/record.c"
 #include "user/cni/result.c"

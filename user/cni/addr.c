@@ -6,7 +6,7 @@
 
 #include "addr.h"
 #include "nl_addr_conv.h"
-#include "nl_error.h"
+#include "nl_errno.h"
 
 static struct nl_addr *broadcast_of(const struct rn_prefix *p)
 {
@@ -41,7 +41,7 @@ int cni_addr_add(struct nl_sock *pod, int ifindex, const struct rn_prefix *p,
 	nl_addr_put(brd);
 	rtnl_addr_put(a);
 	if (err < 0)
-		return rn_fail(e, cni_nl_errno(err), "add address %s: %s",
+		return rn_fail(e, rn_nl_errno(err), "add address %s: %s",
 			       rn_prefix_format(p, buf), nl_geterror(err));
 	return 0;
 }
@@ -74,7 +74,7 @@ int cni_addr_present(struct nl_sock *pod, int ifindex, const struct rn_prefix *p
 
 	*found = false;
 	if (err < 0)
-		return rn_fail(e, cni_nl_errno(err), "dump addresses: %s", nl_geterror(err));
+		return rn_fail(e, rn_nl_errno(err), "dump addresses: %s", nl_geterror(err));
 	nl_cache_foreach(cache, match_addr, &ctx);
 	nl_cache_free(cache);
 	*found = ctx.found;
@@ -108,7 +108,7 @@ int cni_addr_list(struct nl_sock *pod, int ifindex, struct rn_addr *out, int max
 	int err = rtnl_addr_alloc_cache(pod, &cache);
 
 	if (err < 0)
-		return rn_fail(e, cni_nl_errno(err), "dump addresses: %s", nl_geterror(err));
+		return rn_fail(e, rn_nl_errno(err), "dump addresses: %s", nl_geterror(err));
 	nl_cache_foreach(cache, add_addr, &ctx);
 	nl_cache_free(cache);
 	return ctx.n;

@@ -8,7 +8,7 @@
 #include <netlink/route/link/macvlan.h>
 
 #include "link.h"
-#include "nl_error.h"
+#include "nl_errno.h"
 
 /* FNV-1a: stable across processes and releases, which is all it needs */
 void cni_link_tmp_name(const char *container_id, const char *ifname, char out[RN_IFNAMSIZ])
@@ -51,7 +51,7 @@ int cni_link_create(struct nl_sock *host, const struct cni_link_spec *s, const c
 		err = rtnl_link_add(host, l, NLM_F_CREATE | NLM_F_EXCL);
 	rtnl_link_put(l);
 	if (err < 0)
-		return rn_fail(e, cni_nl_errno(err), "create %s child %s: %s",
+		return rn_fail(e, rn_nl_errno(err), "create %s child %s: %s",
 			       s->mode == CNI_MODE_IPVLAN ? "ipvlan" : "macvlan", name,
 			       nl_geterror(err));
 	return 0;
@@ -72,7 +72,7 @@ int cni_link_rename(struct nl_sock *pod, int ifindex, const char *to, const char
 	rtnl_link_put(orig);
 	rtnl_link_put(chg);
 	if (err < 0)
-		return rn_fail(e, cni_nl_errno(err), "rename ifindex %d to %s: %s", ifindex, to,
+		return rn_fail(e, rn_nl_errno(err), "rename ifindex %d to %s: %s", ifindex, to,
 			       nl_geterror(err));
 	return 0;
 }
@@ -90,7 +90,7 @@ int cni_link_set_up(struct nl_sock *pod, int ifindex, struct rn_error *e)
 	rtnl_link_put(orig);
 	rtnl_link_put(chg);
 	if (err < 0)
-		return rn_fail(e, cni_nl_errno(err), "set ifindex %d up: %s", ifindex,
+		return rn_fail(e, rn_nl_errno(err), "set ifindex %d up: %s", ifindex,
 			       nl_geterror(err));
 	return 0;
 }
@@ -107,7 +107,7 @@ int cni_link_get(struct nl_sock *sk, const char *name, struct cni_link_info *out
 	memset(out, 0, sizeof(*out));
 	err = rtnl_link_get_kernel(sk, 0, name, &l);
 	if (err < 0) {
-		err = cni_nl_errno(err);
+		err = rn_nl_errno(err);
 		return rn_fail(e, err, "%s: %s", name,
 			       err == -ENODEV ? "no such interface" : nl_geterror(err));
 	}
@@ -159,8 +159,8 @@ int cni_link_delete_index(struct nl_sock *pod, int ifindex, const char *name, bo
 	rtnl_link_set_ifindex(l, ifindex);
 	err = rtnl_link_delete(pod, l);
 	rtnl_link_put(l);
-	if (err < 0 && cni_nl_errno(err) != -ENODEV)
-		return rn_fail(e, cni_nl_errno(err), "delete %s: %s", name, nl_geterror(err));
+	if (err < 0 && rn_nl_errno(err) != -ENODEV)
+		return rn_fail(e, rn_nl_errno(err), "delete %s: %s", name, nl_geterror(err));
 	*deleted = err >= 0;
 	return 0;
 }

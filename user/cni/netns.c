@@ -15,6 +15,7 @@
 
 #include "log.h"
 #include "netns.h"
+#include "nl_errno.h"
 
 int cni_netns_open(struct cni_netns *ns, const char *path, struct rn_error *e)
 {
@@ -93,7 +94,7 @@ struct nl_sock *cni_nl_open(const struct cni_netns *ns, struct rn_error *e)
 		cni_netns_leave(ns);
 	if (err < 0) {
 		nl_socket_free(sk);
-		rn_fail(e, -EIO, "netlink: %s", nl_geterror(err));
+		rn_fail(e, rn_nl_errno(err), "netlink: %s", nl_geterror(err));
 		return NULL;
 	}
 	return sk;

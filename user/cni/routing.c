@@ -7,7 +7,7 @@
 #include <netlink/route/rule.h>
 
 #include "nl_addr_conv.h"
-#include "nl_error.h"
+#include "nl_errno.h"
 #include "routing.h"
 
 static bool is_host_prefix(const struct rn_prefix *p, const struct rn_addr *a)
@@ -46,7 +46,7 @@ static int walk_rules(struct nl_sock *pod, struct rule_walk *w, struct rn_error 
 	int err = rtnl_rule_alloc_cache(pod, AF_UNSPEC, &cache);
 
 	if (err < 0)
-		return rn_fail(e, cni_nl_errno(err), "dump rules: %s", nl_geterror(err));
+		return rn_fail(e, rn_nl_errno(err), "dump rules: %s", nl_geterror(err));
 	nl_cache_foreach(cache, walk_rule, w);
 	nl_cache_free(cache);
 	return 0;
@@ -101,7 +101,7 @@ int cni_rule_add(struct nl_sock *pod, const struct rn_addr *src, uint32_t table,
 	nl_addr_put(a);
 	rtnl_rule_put(r);
 	if (err < 0)
-		return rn_fail(e, cni_nl_errno(err), "rule from %s lookup %u: %s",
+		return rn_fail(e, rn_nl_errno(err), "rule from %s lookup %u: %s",
 			       rn_addr_format(src, buf), table, nl_geterror(err));
 	return 0;
 }
@@ -119,8 +119,8 @@ int cni_rules_del_from(struct nl_sock *pod, const struct rn_addr *src, struct rn
 
 		if (r >= 0)
 			deleted++;
-		else if (cni_nl_errno(r) != -ENODEV)
-			err = rn_fail(e, cni_nl_errno(r), "delete rule from %s: %s",
+		else if (rn_nl_errno(r) != -ENODEV)
+			err = rn_fail(e, rn_nl_errno(r), "delete rule from %s: %s",
 				      rn_addr_format(src, buf), nl_geterror(r));
 	}
 	walk_done(&w);
@@ -194,7 +194,7 @@ int cni_route_add(struct nl_sock *pod, int ifindex, const struct cni_att_route *
 	err = rtnl_route_add(pod, rt, NLM_F_CREATE | NLM_F_EXCL);
 	rtnl_route_put(rt);
 	if (err < 0)
-		return rn_fail(e, cni_nl_errno(err), "route %s table %u: %s",
+		return rn_fail(e, rn_nl_errno(err), "route %s table %u: %s",
 			       rn_prefix_format(&r->dst, dst), r->table ? r->table : RT_TABLE_MAIN,
 			       nl_geterror(err));
 	return 0;
@@ -244,7 +244,7 @@ int cni_route_present(struct nl_sock *pod, int ifindex, const struct cni_att_rou
 
 	*found = false;
 	if (err < 0)
-		return rn_fail(e, cni_nl_errno(err), "dump routes: %s", nl_geterror(err));
+		return rn_fail(e, rn_nl_errno(err), "dump routes: %s", nl_geterror(err));
 	nl_cache_foreach(cache, match_route, &f);
 	nl_cache_free(cache);
 	*found = f.found;

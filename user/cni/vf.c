@@ -12,7 +12,7 @@
 #include "fault.h"
 #include "link.h"
 #include "log.h"
-#include "nl_error.h"
+#include "nl_errno.h"
 #include "rdma/rdma_config.h"
 #include "rdma/rdma_nl.h"
 #include "vf.h"
@@ -51,7 +51,7 @@ static int link_change(struct nl_sock *sk, int ifindex, const char *name, const 
 	rtnl_link_put(orig);
 	rtnl_link_put(chg);
 	if (err < 0)
-		return rn_fail(e, cni_nl_errno(err), "ifindex %d: %s", ifindex, nl_geterror(err));
+		return rn_fail(e, rn_nl_errno(err), "ifindex %d: %s", ifindex, nl_geterror(err));
 	return 0;
 }
 

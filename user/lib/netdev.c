@@ -6,6 +6,7 @@
 #include <netlink/route/link.h>
 
 #include "netdev.h"
+#include "nl_errno.h"
 
 int rn_netdev_get(const char *ifname, int ifindex, struct rn_netdev *out, struct rn_error *e)
 {
@@ -23,10 +24,10 @@ int rn_netdev_get(const char *ifname, int ifindex, struct rn_netdev *out, struct
 		err = rtnl_link_get_kernel(sk, ifname ? 0 : ifindex, ifname, &link);
 	nl_socket_free(sk);
 	if (err < 0) {
-		if (err == -NLE_OBJ_NOTFOUND || err == -NLE_NODEV)
+		if (rn_nl_errno(err) == -ENODEV)
 			return ifname ? rn_fail(e, -ENODEV, "%s: no such device", ifname)
 				      : rn_fail(e, -ENODEV, "ifindex %d: no such device", ifindex);
-		return rn_fail(e, -EIO, "netlink: %s", nl_geterror(err));
+		return rn_fail(e, rn_nl_errno(err), "netlink: %s", nl_geterror(err));
 	}
 	snprintf(out->ifname, sizeof(out->ifname), "%s", rtnl_link_get_name(link));
 	out->ifindex = rtnl_link_get_ifindex(link);

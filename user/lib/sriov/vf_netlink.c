@@ -17,6 +17,7 @@
 #include <netlink/route/link/sriov.h>
 #include <netlink/socket.h>
 
+#include "nl_errno.h"
 #include "rdma/rdma_nl.h"
 #include "rdma/sysfs_attr.h"
 #include "sriov/sriov.h"
@@ -24,31 +25,19 @@
 static struct nl_sock *route_sock(struct rn_error *e)
 {
 	struct nl_sock *sk = nl_socket_alloc();
+	int err;
 
 	if (!sk) {
 		rn_fail(e, -ENOMEM, "netlink: out of memory");
 		return NULL;
 	}
-	if (nl_connect(sk, NETLINK_ROUTE) < 0) {
+	err = nl_connect(sk, NETLINK_ROUTE);
+	if (err < 0) {
 		nl_socket_free(sk);
-		rn_fail(e, -EIO, "netlink: cannot connect");
+		rn_fail(e, rn_nl_errno(err), "netlink: cannot connect: %s", nl_geterror(err));
 		return NULL;
 	}
 	return sk;
-}
-
-static int nl_errno(int err)
-{
-	switch (-err) {
-	case NLE_NODEV: case NLE_OBJ_NOTFOUND: return -ENODEV;
-	case NLE_OPNOTSUPP: return -EOPNOTSUPP;
-	case NLE_PERM: return -EPERM;
-	case NLE_INVAL: case NLE_RANGE: return -EINVAL;
-	case NLE_BUSY: return -EBUSY;
-	case NLE_EXIST: return -EEXIST;
-	case NLE_NOMEM: return -ENOMEM;
-	default: return -EIO;
-	}
 }
 
 static void take_link(struct nl_object *o, void *arg)
@@ -94,7 +83,7 @@ static int get_link_vf(struct nl_sock *sk, const char *ifname, struct rtnl_link 
 		if (*out)
 			rtnl_link_put(*out);
 		*out = NULL;
-		return rn_fail(e, nl_errno(err), "%s: %s", ifname, nl_geterror(err));
+		return rn_fail(e, rn_nl_errno(err), "%s: %s", ifname, nl_geterror(err));
 	}
 	if (!*out)
 		return rn_fail(e, -ENODEV, "%s: no such link", ifname);
@@ -194,7 +183,7 @@ static int vf_change(struct nl_sock *sk, struct rtnl_link *pf, int vf, const cha
 		err = rtnl_link_change(sk, pf, change, 0);
 	rtnl_link_put(change);
 	if (err < 0)
-		return rn_fail(e, nl_errno(err), "%s vf %d %s: %s", rtnl_link_get_name(pf), vf,
+		return rn_fail(e, rn_nl_errno(err), "%s vf %d %s: %s", rtnl_link_get_name(pf), vf,
 			       what, nl_geterror(err));
 	return 0;
 }
@@ -263,7 +252,7 @@ int rn_sriov_vf_apply(const char *pf_ifname, int vf, const struct rn_vf_settings
 	rc = rtnl_link_get_kernel(sk, 0, pf_ifname, &pf);
 	if (rc < 0) {
 		nl_socket_free(sk);
-		return rn_fail(e, nl_errno(rc), "%s: %s", pf_ifname, nl_geterror(rc));
+		return rn_fail(e, rn_nl_errno(rc), "%s: %s", pf_ifname, nl_geterror(rc));
 	}
 	rc = (s->has_mac && vf_change(sk, pf, vf, "mac", set_mac, s, e)) ||
 	     (s->has_vlan && vf_change(sk, pf, vf, "vlan", set_vlan, s, e)) ||
@@ -312,7 +301,7 @@ static int live_set_guids(void *ctx, const char *pf_ifname, int vf, uint64_t nod
 	rc = rtnl_link_get_kernel(sk, 0, pf_ifname, &pf);
 	if (rc < 0) {
 		nl_socket_free(sk);
-		return rn_fail(e, nl_errno(rc), "%s: %s", pf_ifname, nl_geterror(rc));
+		return rn_fail(e, rn_nl_errno(rc), "%s: %s", pf_ifname, nl_geterror(rc));
 	}
 	rc = vf_change(sk, pf, vf, "node_guid/port_guid", set_guids, g, e);
 	rtnl_link_put(pf);
@@ -363,7 +352,7 @@ static int live_mtu(void *ctx, const char *ifname, unsigned int mtu, struct rn_e
 		rtnl_link_put(link);
 	nl_socket_free(sk);
 	if (rc < 0)
-		return rn_fail(e, nl_errno(rc), "%s: mtu %u: %s", ifname, mtu, nl_geterror(rc));
+		return rn_fail(e, rn_nl_errno(rc), "%s: mtu %u: %s", ifname, mtu, nl_geterror(rc));
 	return 0;
 }
 

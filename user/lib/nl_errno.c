@@ -3,12 +3,17 @@
 #include <stdlib.h>
 #include <netlink/errno.h>
 
-#include "nl_error.h"
+#include "nl_errno.h"
 
-int cni_nl_errno(int nlerr)
+/* Where the kernel's errno reached libnl, libnl turned it into an NLE_* code
+ * (nl_syserr2nlerr: ERANGE -> NLE_RANGE, EINVAL -> NLE_INVAL, ENOENT ->
+ * NLE_OBJ_NOTFOUND, ...); this goes back. NLE_OBJ_NOTFOUND (ENOENT/ESRCH
+ * from the kernel, or an empty cache lookup) becomes -ENODEV: the callers
+ * treat "not there" alike for links, rules and routes. */
+int rn_nl_errno(int nlerr)
 {
 	switch (abs(nlerr)) {
-	case 0:
+	case NLE_SUCCESS:
 		return 0;
 	case NLE_EXIST:
 		return -EEXIST;
@@ -19,6 +24,8 @@ int cni_nl_errno(int nlerr)
 		return -ENOMEM;
 	case NLE_PERM:
 		return -EPERM;
+	case NLE_NOACCESS:
+		return -EACCES;
 	case NLE_BUSY:
 		return -EBUSY;
 	case NLE_RANGE:
@@ -30,6 +37,10 @@ int cni_nl_errno(int nlerr)
 		return -EINVAL;
 	case NLE_NOADDR:
 		return -EADDRNOTAVAIL;
+	case NLE_INTR:
+		return -EINTR;
+	case NLE_AGAIN:
+		return -EAGAIN;
 	default:
 		return -EIO;
 	}
