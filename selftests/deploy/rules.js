@@ -94,7 +94,7 @@ function checkVolumes(spec, err) {
 }
 
 function checkSelector(obj, err) {
-	if (obj.kind === "Pod" || !obj.spec || !obj.spec.selector)
+	if (obj.kind === "Pod" || !obj.spec || !obj.spec.selector || !obj.spec.template)
 		return;
 	const want = obj.spec.selector.matchLabels || {};
 	const have = (obj.spec.template.metadata || {}).labels || {};
@@ -224,6 +224,9 @@ module.exports = function checkRules(docs, err) {
 		checkNetworks(d.spec.template || {}, nads, e);
 		checkResources(spec, served, e);
 		const volumes = checkVolumes(spec, e);
+		// a StatefulSet's claim templates are volumes of its pods too
+		for (const t of (d.spec.volumeClaimTemplates || []))
+			volumes.set(t.metadata.name, { persistentVolumeClaim: { claimName: t.metadata.name } });
 		// rdmanet's own components get the least-privilege policy; example
 		// workloads (a trainer with IPC_LOCK) only the generic rules
 		const ours = /^rdmanet-/.test((d.metadata || {}).namespace || "");

@@ -46,7 +46,13 @@ check_eq "kubectl kustomize deploy/uninstall renders" "$?" 0
 check_eq "deploy/uninstall: the image is rdmanet/rdmanet:$(make -s -C "$RN_SRC" print-version)" \
 	"$(grep -E '^ +image: ' "$WORK/rendered-uninstall.yaml" | sort -u | awk '{print $2}' | xargs)" \
 	"rdmanet/rdmanet:$(make -s -C "$RN_SRC" print-version)"
-MANIFESTS=("$WORK"/rendered/*.yaml "$WORK/rendered-uninstall.yaml" "$RN_SRC"/deploy/examples/*.yaml "$RN_SRC"/deploy/etcd/*.yaml)
+# rdmanet's etcd for cluster IPAM (deploy/etcd, applied on its own)
+kubectl kustomize "$RN_SRC/deploy/etcd" >"$WORK/rendered-etcd.yaml" 2>"$WORK/rendered-etcd.err"
+check_eq "kubectl kustomize deploy/etcd renders" "$? $(cat "$WORK/rendered-etcd.err")" "0 "
+check_eq "deploy/etcd: the etcd and nothing else (Services, StatefulSet, PDB)" \
+	"$(grep -E '^kind: ' "$WORK/rendered-etcd.yaml" | sort | xargs)" \
+	"kind: PodDisruptionBudget kind: Service kind: Service kind: StatefulSet"
+MANIFESTS=("$WORK"/rendered/*.yaml "$WORK/rendered-uninstall.yaml" "$RN_SRC"/deploy/examples/*.yaml "$WORK/rendered-etcd.yaml")
 MANIFESTS=($(ls "${MANIFESTS[@]}" 2>/dev/null))
 
 out=$("${CHECK[@]}" "${MANIFESTS[@]}" 2>&1)
@@ -79,6 +85,26 @@ echo '{ "qos": { "roce_dscp": 99 } }' >"$WORK/node-configs/broken.json"
 out=$("$RN_BUILD/bin/rdmanetd" --check-config --config "$WORK/node-configs/broken.json" 2>&1)
 check_eq "a broken node config is refused by --check-config, naming the key" \
 	"$(echo "$out" | grep -c 'qos.roce_dscp')" 1
+
+# the etcd the rails-8 overlay's agents lean on: 3 members, TLS for
+# clients and peers, a PDB, one member per node, requests, a headless
+# Service whose member names are the agents' endpoints, and the agents'
+# client certificate on the host (etcd_check.js); each rule proved to fire
+ETCD_CHECK=(node "$WORK/etcd_check.js")
+out=$("${ETCD_CHECK[@]}" "$WORK/rendered-etcd.yaml" "$WORK/rendered/rails-8.yaml" 2>&1)
+rc=$?
+echo "$out" | sed 's/^/# /'
+check_eq "deploy/etcd and the rails-8 overlay: 3 members, TLS, PDB, anti-affinity, requests, endpoints = member names, client cert on the host" "$rc" 0
+while read -r name rule; do
+	out=$("${ETCD_CHECK[@]}" --mutate "$name" "$WORK/rendered-etcd.yaml" "$WORK/rendered/rails-8.yaml" 2>&1)
+	rc=$?
+	if [ "$rc" = 1 ] && echo "$out" | grep -q "^$rule: "; then
+		tap_ok "etcd broken ($name) is rejected by $rule: $(echo "$out" | grep -m1 "^$rule: " | sed "s/^$rule: //" | cut -c1-120)"
+	else
+		echo "$out" | sed 's/^/# /'
+		tap_fail "etcd broken ($name) is rejected by $rule (exit $rc)"
+	fi
+done < <("${ETCD_CHECK[@]}" --list-mutations)
 
 while read -r name rule; do
 	out=$("${CHECK[@]}" --mutate "$name" "${MANIFESTS[@]}" 2>&1)

@@ -16,7 +16,8 @@
 #                                       on EXIT; a cluster that does not start
 #                                       is a failed test
 # With TLS_DIR (holding ca.pem, server.pem, server-key.pem) clients talk
-# https and must present a certificate signed by ca.pem.
+# https and must present a certificate signed by ca.pem; with
+# ETCD_PEER_TLS=1 the members between them too.
 
 ETCD_PIDS=()
 ETCD_CLIENT_PORTS=()
@@ -43,6 +44,9 @@ etcd_free_port() {
 }
 
 etcd_scheme() { [ -n "$ETCD_TLS_DIR" ] && echo https || echo http; }
+# ETCD_PEER_TLS=1 (with TLS_DIR): members talk to each other over TLS too,
+# presenting server.pem and requiring a peer certificate of the CA
+etcd_peer_scheme() { [ -n "$ETCD_TLS_DIR" ] && [ "${ETCD_PEER_TLS:-0}" = 1 ] && echo https || echo http; }
 
 etcd_member_start() {
 	local i=$1 idx=$(($1 - 1)) scheme tls=()
@@ -51,11 +55,15 @@ etcd_member_start() {
 		tls=(--cert-file "$ETCD_TLS_DIR/server.pem" --key-file "$ETCD_TLS_DIR/server-key.pem"
 		     --client-cert-auth --trusted-ca-file "$ETCD_TLS_DIR/ca.pem")
 	fi
+	if [ "$(etcd_peer_scheme)" = https ]; then
+		tls+=(--peer-cert-file "$ETCD_TLS_DIR/server.pem" --peer-key-file "$ETCD_TLS_DIR/server-key.pem"
+		      --peer-client-cert-auth --peer-trusted-ca-file "$ETCD_TLS_DIR/ca.pem")
+	fi
 	etcd --name "m$i" --data-dir "$ETCD_DIR/m$i" \
 		--listen-client-urls "$scheme://127.0.0.1:${ETCD_CLIENT_PORTS[$idx]}" \
 		--advertise-client-urls "$scheme://127.0.0.1:${ETCD_CLIENT_PORTS[$idx]}" \
-		--listen-peer-urls "http://127.0.0.1:${ETCD_PEER_PORTS[$idx]}" \
-		--initial-advertise-peer-urls "http://127.0.0.1:${ETCD_PEER_PORTS[$idx]}" \
+		--listen-peer-urls "$(etcd_peer_scheme)://127.0.0.1:${ETCD_PEER_PORTS[$idx]}" \
+		--initial-advertise-peer-urls "$(etcd_peer_scheme)://127.0.0.1:${ETCD_PEER_PORTS[$idx]}" \
 		--initial-cluster "$ETCD_CLUSTER" --initial-cluster-state new \
 		--initial-cluster-token "$ETCD_TOKEN" \
 		--heartbeat-interval 50 --election-timeout 500 \
@@ -88,7 +96,7 @@ etcd_cluster_start_once() {
 	for ((i = 1; i <= n; i++)); do
 		ETCD_CLIENT_PORTS+=("$(etcd_free_port)")
 		ETCD_PEER_PORTS+=("$(etcd_free_port)")
-		ETCD_CLUSTER+="${ETCD_CLUSTER:+,}m$i=http://127.0.0.1:${ETCD_PEER_PORTS[$((i - 1))]}"
+		ETCD_CLUSTER+="${ETCD_CLUSTER:+,}m$i=$(etcd_peer_scheme)://127.0.0.1:${ETCD_PEER_PORTS[$((i - 1))]}"
 		urls+=("$scheme://127.0.0.1:${ETCD_CLIENT_PORTS[$((i - 1))]}")
 		json+=("\"$scheme://127.0.0.1:${ETCD_CLIENT_PORTS[$((i - 1))]}\"")
 	done
