@@ -19,6 +19,8 @@ CC        ?= gcc
 BPFTOOL   ?= bpftool
 PREFIX    ?= /usr/local
 CNI_BIN_DIR ?= /opt/cni/bin
+MANDIR    ?= $(PREFIX)/share/man
+BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
 V         ?= 0
 
 ifeq ($(V),1)
@@ -123,7 +125,7 @@ help:
 	@echo "make fuzz     the parser fuzzers for a short time (part of make test)"
 	@echo "make fuzz-long  the parser fuzzers for FUZZ_SECONDS (default 600) each"
 	@echo "make vmlinux  regenerate vmlinux.h from /sys/kernel/btf/vmlinux"
-	@echo "make install  install binaries under $(PREFIX) and the CNI plugin under $(CNI_BIN_DIR)"
+	@echo "make install  install binaries, man pages and bash completion under $(PREFIX) and the CNI plugin under $(CNI_BIN_DIR)"
 	@echo "make clean    remove $(OUT)/"
 
 # --- BPF ------------------------------------------------------------------
@@ -295,7 +297,7 @@ DEPS_PKGS := $(BUILD_PKGS) clang llvm libcmocka-dev libclang-rt-14-dev xdp-tools
 	prometheus-node-exporter containernetworking-plugins qemu-system-x86 \
 	busybox-static perftest qperf rdmacm-utils rdma-core ibverbs-utils ibverbs-providers kmod cpio \
 	xz-utils zstd util-linux procps psmisc curl ca-certificates jq iputils-ping \
-	valgrind strace bc mount sqlite3 apparmor python3-grpcio \
+	valgrind strace bc mount sqlite3 apparmor python3-grpcio groff-base \
 	python3-grpc-tools python3-pkg-resources podman runc catatonit mmdebstrap $(DEPS_KUBECTL) \
 	python3 nodejs $(DEPS_NPM)
 DEPS_BPO_PKGS := $(BUILD_BPO_PKGS)
@@ -348,15 +350,30 @@ demo: deps
 	$(MAKE) all
 	deploy/demo.sh $(OUT)
 
-install: all
+# man pages: rdmanetctl's is printed by rdmanetctl from the tables its
+# parser reads (so it lists exactly its objects, verbs and options); the
+# agent's and the CNI plugin's are written in user/ctl/man/
+MAN_PAGES := $(OUT)/man/rdmanetctl.8 $(OUT)/man/rdmanetd.8 $(OUT)/man/rdmanet.8
+$(OUT)/man/rdmanetctl.8: $(OUT)/bin/rdmanetctl
+	@mkdir -p $(@D)
+	$< __man >$@.tmp && mv $@.tmp $@
+$(OUT)/man/%.8: user/ctl/man/%.8
+	@mkdir -p $(@D)
+	cp $< $@
+
+install: all $(MAN_PAGES)
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(CNI_BIN_DIR)
 	install -m 0755 $(OUT)/bin/rdmanetd $(DESTDIR)$(PREFIX)/sbin/rdmanetd
 	install -m 0755 $(OUT)/bin/rdmanetctl $(DESTDIR)$(PREFIX)/bin/rdmanetctl
 	[ ! -x $(OUT)/bin/rdmanet-etcd ] || install -m 0755 $(OUT)/bin/rdmanet-etcd $(DESTDIR)$(CNI_BIN_DIR)/rdmanet-etcd
 	[ ! -x $(OUT)/bin/rdmanet ] || install -m 0755 $(OUT)/bin/rdmanet $(DESTDIR)$(CNI_BIN_DIR)/rdmanet
+	install -d $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASH_COMPLETION_DIR)
+	install -m 0644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 user/ctl/rdmanetctl.bash $(DESTDIR)$(BASH_COMPLETION_DIR)/rdmanetctl
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/sbin/rdmanetd $(DESTDIR)$(PREFIX)/bin/rdmanetctl $(DESTDIR)$(CNI_BIN_DIR)/rdmanet
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,rdmanetctl.8 rdmanetd.8 rdmanet.8) $(DESTDIR)$(BASH_COMPLETION_DIR)/rdmanetctl
 
 clean:
 	rm -rf $(OUT)

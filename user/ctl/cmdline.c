@@ -199,6 +199,20 @@ static int early_flags(char **early, int n_early, struct ctl_args *a)
 	return 0;
 }
 
+/* "rdmanetctl --pod a/b stats": the value read as the object */
+static int unknown_object(const char *tok, char **early, int n_early)
+{
+	for (int i = 0; n_early && i < ctl_n_objects; i++)
+		for (const struct ctl_verb *v = ctl_objects[i]->verbs; v->run; v++) {
+			const struct ctl_opt *o = ctl_find_opt(v->opts, early[n_early - 1]);
+
+			if (o && o->arg)
+				return ctl_usage(NULL, "%s %s goes after the object", o->name,
+						 o->arg);
+		}
+	return ctl_usage(NULL, "unknown object \"%s\"", tok);
+}
+
 static void verbs_text(const struct ctl_object *o, char *buf, size_t size)
 {
 	size_t used = 0;
@@ -236,7 +250,7 @@ int ctl_parse(int argc, char **argv, struct ctl_globals *g, struct ctl_args *a)
 			}
 			a->obj = ctl_find_object(tok);
 			if (!a->obj)
-				return ctl_usage(NULL, "unknown object \"%s\"", tok);
+				return unknown_object(tok, early, n_early);
 			if (only_one_verb(a->obj) && !a->obj->verbs[0].name)
 				a->verb = &a->obj->verbs[0];
 			continue;
