@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# make bench, the per-pod program (issue 23) on the CNI plugin's two-rail
+# make bench, the per-pod program on the CNI plugin's two-rail
 # netns node, rdmanetd in enforce. "Without" is the same agent with its
 # pinned rn_pod_egress renamed away, so the plugin attaches nothing (it
 # says so and the master's programs police alone); blocks with and without

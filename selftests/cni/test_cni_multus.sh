@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# The delegate config as Multus hands it (issue 20 item 6): for a
+# The delegate config as Multus hands it: for a
 # NetworkAttachmentDefinition with a k8s.v1.cni.cncf.io/resourceName
 # annotation Multus sets the top-level "deviceID" and "pciBusID" (the
 # device plugin's ID) whatever the plugin's mode, and passes runtimeConfig

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# kubelet's accounting of a VF resource (issue 20 item 1): allocatable is
+# kubelet's accounting of a VF resource: allocatable is
 # the count of Healthy devices and the scheduler subtracts the pods'
 # requests from it, so a VF in use must stay Healthy or it is counted twice
 # (with 12 VFs and 6 pods no new pod would fit: sriov-network-device-plugin

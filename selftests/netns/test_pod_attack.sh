@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Enforcement a pod cannot walk around (issue 23): rdmanetd in enforce on a
+# Enforcement a pod cannot walk around: rdmanetd in enforce on a
 # veth master, pods A and B attached by the CNI plugin as macvlan (bridge),
 # frames crafted with AF_PACKET in pod A. After each frame: what the
 # gateway and pod B received (captures), the neighbour tables of both, and

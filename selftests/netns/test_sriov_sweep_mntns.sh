@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# The SR-IOV leak sweep never takes "cannot see" for "gone" (issue 25): the
+# The SR-IOV leak sweep never takes "cannot see" for "gone": the
 # agent runs where the runtime's netns directory is hidden (its own mount
 # namespace with a tmpfs over /run/netns: what a container without that
 # mount sees), on the cx5_sriov fixture, with a hold of VF 5 (whose netdev

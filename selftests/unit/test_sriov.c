@@ -605,7 +605,7 @@ static void test_provision_rebind_failure_reported(void **state)
 }
 
 /* An InfiniBand VF: node/port GUIDs through the PF, no rebind. */
-/* issue 20 item 4: an InfiniBand VF's GUID comes from the PF's port GUID
+/* an InfiniBand VF's GUID comes from the PF's port GUID
  * (its IPoIB address's last 8 bytes, else its RDMA device's node GUID), not
  * from the IPoIB address's first bytes (QPN flags and fe:80, alike on
  * every node), and it is read back after the driver rebind */
@@ -745,7 +745,7 @@ static void test_holds_and_lock(void **state)
 
 /* ---- continuous reconciliation ------------------------------------------ */
 
-/* issue 20 item 3: provisioning runs again when its inputs change (a VF
+/* provisioning runs again when its inputs change (a VF
  * the sweep freed gets its zero GUID fixed; a config reload applies), and
  * never races a CNI that holds a VF's lock (its hold maybe not written) */
 static void test_reconcile(void **state)

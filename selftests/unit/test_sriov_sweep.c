@@ -191,7 +191,7 @@ static void test_live_pod_left_alone(void **state)
 	assert_int_equal(rn_sriov_hold_remove(t.state, "0000:3b:00.7", NULL), 0);
 }
 
-/* issue 25: the agent's container without the runtime's netns directory
+/* the agent's container without the runtime's netns directory
  * (a tmpfs over it is what such a container sees) */
 static void test_unseen_netns_kept(void **state)
 {
@@ -241,7 +241,7 @@ static void test_unseen_netns_kept(void **state)
 	assert_int_equal(rn_sriov_hold_remove(t.state, "0000:3b:00.7", NULL), 0);
 }
 
-/* issue 20 item 2: DEL ran while the pod's netns was still dying */
+/* DEL ran while the pod's netns was still dying */
 static void test_released_waits_for_netdev(void **state)
 {
 	struct rn_sriov_report r;

@@ -312,7 +312,7 @@ netns_gone() {
 		"$("$RN_BUILD/bin/rdmanetctl" -c /tmp/node.json -j ip show --container-id c-gone --ifname net1 | jq '.allocations | length')" 0
 }
 
-# issue 20 item 2: the pod netns leaves its path while a process still
+# the pod netns leaves its path while a process still
 # holds it (its teardown is slow); DEL runs then. The VF is still in that
 # netns: DEL must not drop the hold (sriov-cni's leak, #126/#349); the
 # agent restores the VF once the kernel has returned it, and only then.
