@@ -100,35 +100,40 @@ static void vf_names(const struct rn_rdma_roots *roots, const char *pci, struct 
 	rn_sriov_host_free(&host);
 }
 
-int cni_vf_prepare(struct cni_req *r, const struct rn_config *cfg, struct cni_vf *v,
-		   struct rn_netdev *pf_out)
+static int check_device_id(struct cni_req *r)
 {
 	const char *id = r->conf.device_id;
-	struct rn_sriov_config sc;
-	struct rn_sriov_host h;
-	struct rn_rdma_roots roots;
-	const struct rn_sriov_pf *pf = NULL;
-	const struct rn_sriov_pf_config *pc;
-	const struct rn_sriov_vf *vf;
-	struct rn_sriov_hold old;
-	struct rn_error e = { 0 };
-	int rc;
 
-	v->lock_fd = -1;
 	if (!id[0])
 		return cni_fail(&r->err, CNI_ERR_CONFIG, "deviceID: required for mode \"sriov\" (the "
 				"VF's PCI address, in the config or runtimeConfig)");
 	if (!rn_sriov_pci_valid(id))
 		return cni_fail(&r->err, CNI_ERR_CONFIG, "deviceID: \"%s\" is not a PCI address "
 				"(dddd:bb:dd.f)", id);
+	return 0;
+}
+
+/* The VF deviceID names, of a PF the node config's "sriov" section manages
+ * and that has a netdev in the host: v->hold names it (PCI address, PF,
+ * index, its netdev and RDMA device now), v->is_rdma from the PF's entry. */
+static int find_vf(struct cni_req *r, const struct rn_config *cfg,
+		   const struct rn_rdma_roots *roots, struct cni_vf *v)
+{
+	const char *id = r->conf.device_id;
+	struct rn_sriov_config sc;
+	struct rn_sriov_host h;
+	const struct rn_sriov_pf *pf = NULL;
+	const struct rn_sriov_pf_config *pc;
+	const struct rn_sriov_vf *vf;
+	struct rn_error e = { 0 };
+	int rc = -1;
+
 	if (rn_sriov_config_get(cfg, &sc, &e))
 		return cni_fail_rn(&r->err, CNI_ERR_CONFIG, &e, "node config");
-	live_roots(cfg, &roots);
-	if (rn_sriov_discover(&h, &roots, false, &e)) {
+	if (rn_sriov_discover(&h, roots, false, &e)) {
 		rn_sriov_config_free(&sc);
 		return cni_fail_rn(&r->err, RN_CNI_ERR_INTERNAL, &e, "SR-IOV discovery");
 	}
-	rc = -1;
 	vf = rn_sriov_find_vf(&h, id, &pf);
 	pc = vf ? rn_sriov_config_for_pf(&sc, pf) : NULL;
 	if (!vf) {
@@ -153,81 +158,114 @@ int cni_vf_prepare(struct cni_req *r, const struct rn_config *cfg, struct cni_vf
 	}
 	rn_sriov_host_free(&h);
 	rn_sriov_config_free(&sc);
-	if (rc)
-		return rc;
-	if (v->is_rdma) {
-		struct rn_rdma_nl *nl;
-		int mode = -1;
+	return rc;
+}
 
-		if (rn_rdma_nl_open(&nl, &e))
-			return cni_fail_rn(&r->err, RN_CNI_ERR_INTERNAL, &e, "deviceID %s", id);
-		rc = rn_rdma_nl_netns_mode_get(nl, &mode, &e);
-		rn_rdma_nl_close(nl);
-		if (rc)
-			return cni_fail_rn(&r->err, RN_CNI_ERR_INTERNAL, &e, "deviceID %s", id);
-		if (mode != 0)
-			return cni_fail(&r->err, CNI_ERR_CONFIG, "deviceID %s: the RDMA subsystem is in "
-					"shared netns mode; exclusive mode (rdma system set netns "
-					"exclusive, rdma.netns_mode \"exclusive\") is needed to hand a "
-					"VF's RDMA device to a pod", id);
-	}
-	if (rn_sriov_hold_lock(r->conf.state_dir, id, false, &v->lock_fd, &e))
-		return cni_fail_rn(&r->err, RN_CNI_ERR_STATE, &e, "deviceID %s", id);
+/* An RDMA device can be handed to a pod only in exclusive netns mode. */
+static int check_rdma_netns_mode(struct cni_req *r)
+{
+	const char *id = r->conf.device_id;
+	struct rn_rdma_nl *nl;
+	struct rn_error e = { 0 };
+	int mode = -1, rc;
+
+	if (rn_rdma_nl_open(&nl, &e))
+		return cni_fail_rn(&r->err, RN_CNI_ERR_INTERNAL, &e, "deviceID %s", id);
+	rc = rn_rdma_nl_netns_mode_get(nl, &mode, &e);
+	rn_rdma_nl_close(nl);
+	if (rc)
+		return cni_fail_rn(&r->err, RN_CNI_ERR_INTERNAL, &e, "deviceID %s", id);
+	if (mode != 0)
+		return cni_fail(&r->err, CNI_ERR_CONFIG, "deviceID %s: the RDMA subsystem is in "
+				"shared netns mode; exclusive mode (rdma system set netns "
+				"exclusive, rdma.netns_mode \"exclusive\") is needed to hand a "
+				"VF's RDMA device to a pod", id);
+	return 0;
+}
+
+/* Under the VF's lock: a hold already on the VF. Another pod's is refused,
+ * unless that pod's DEL left it released and the VF is back by now; our own
+ * leftover (an ADD killed midway) is given back first. Either way the VF's
+ * original names are taken from what the hold recorded or the restore left. */
+static int settle_previous_hold(struct cni_req *r, const struct rn_rdma_roots *roots,
+				struct cni_vf *v)
+{
+	const char *id = r->conf.device_id;
+	struct rn_sriov_hold old;
+	struct rn_error e = { 0 };
+	int rc;
+
 	rc = rn_sriov_hold_read(r->conf.state_dir, id, &old, &e);
 	/* a pod's DEL left the VF to come back from its dying netns: once it
 	 * has, finish what DEL could not and take it */
 	if (rc == 0 && old.released && strcmp(old.container_id, r->env.container_id)) {
 		struct rn_error re = { 0 };
 
-		if (!rn_sriov_restore_host(r->conf.state_dir, &roots, &old, &re)) {
+		if (!rn_sriov_restore_host(r->conf.state_dir, roots, &old, &re)) {
 			/* its netdev and RDMA device as they are named now */
-			vf_names(&roots, id, &v->hold);
+			vf_names(roots, id, &v->hold);
 			rc = rn_sriov_hold_read(r->conf.state_dir, id, &old, &e);
 		}
 	}
-	if (rc == 0 && (strcmp(old.container_id, r->env.container_id) ||
-			strcmp(old.ifname, r->env.ifname))) {
-		cni_vf_unlock(v);
+	if (rc == -ENOENT)
+		return 0;
+	if (rc)
+		return cni_fail_rn(&r->err, RN_CNI_ERR_STATE, &e, "deviceID %s", id);
+	if (strcmp(old.container_id, r->env.container_id) || strcmp(old.ifname, r->env.ifname))
 		return cni_fail(&r->err, RN_CNI_ERR_IFNAME_EXISTS, "deviceID %s: VF held by pod "
 				"%s/%s (container %.12s, %s) since %ld%s", id, old.pod_namespace,
 				old.pod_name, old.container_id, old.ifname, (long)old.since,
 				old.released ? "; deleted, its netdev not yet back from the pod's "
 				"netns" : "");
-	}
-	if (rc == 0) {
-		/* our own leftover (an ADD killed midway): give it back first */
-		if (cni_vf_restore(r->conf.state_dir, &old, old.netns, true, &e)) {
-			cni_vf_unlock(v);
-			return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "deviceID %s: leftover",
-					   id);
-		}
-		if (rn_sriov_hold_read(r->conf.state_dir, id, &old, NULL) != -ENOENT) {
-			cni_vf_unlock(v);
-			return cni_fail(&r->err, RN_CNI_ERR_NETLINK, "deviceID %s: a leftover of this "
-					"attachment is not back from %s yet", id, old.netns);
-		}
-		snprintf(v->hold.orig_netdev, sizeof(v->hold.orig_netdev), "%s", old.orig_netdev);
-		snprintf(v->hold.orig_rdma_dev, sizeof(v->hold.orig_rdma_dev), "%s",
-			 old.orig_rdma_dev);
-	} else if (rc != -ENOENT) {
-		cni_vf_unlock(v);
-		return cni_fail_rn(&r->err, RN_CNI_ERR_STATE, &e, "deviceID %s", id);
-	}
-	if (!v->hold.orig_netdev[0]) {
-		cni_vf_unlock(v);
+	/* our own leftover (an ADD killed midway): give it back first */
+	if (cni_vf_restore(r->conf.state_dir, &old, old.netns, true, &e))
+		return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "deviceID %s: leftover", id);
+	if (rn_sriov_hold_read(r->conf.state_dir, id, &old, NULL) != -ENOENT)
+		return cni_fail(&r->err, RN_CNI_ERR_NETLINK, "deviceID %s: a leftover of this "
+				"attachment is not back from %s yet", id, old.netns);
+	snprintf(v->hold.orig_netdev, sizeof(v->hold.orig_netdev), "%s", old.orig_netdev);
+	snprintf(v->hold.orig_rdma_dev, sizeof(v->hold.orig_rdma_dev), "%s", old.orig_rdma_dev);
+	return 0;
+}
+
+/* The VF has the devices the pod is to get, in the host netns. */
+static int check_vf_devices(struct cni_req *r, const struct cni_vf *v)
+{
+	const char *id = r->conf.device_id;
+
+	if (!v->hold.orig_netdev[0])
 		return cni_fail(&r->err, RN_CNI_ERR_MASTER, "deviceID %s: the VF has no netdev in the "
 				"host netns (no driver bound, or stranded elsewhere)", id);
-	}
-	if (v->is_rdma && !v->hold.orig_rdma_dev[0]) {
-		cni_vf_unlock(v);
+	if (v->is_rdma && !v->hold.orig_rdma_dev[0])
 		return cni_fail(&r->err, RN_CNI_ERR_MASTER, "deviceID %s: the VF has no RDMA device "
 				"in the host netns", id);
-	}
+	return 0;
+}
+
+int cni_vf_prepare(struct cni_req *r, const struct rn_config *cfg, struct cni_vf *v,
+		   struct rn_netdev *pf_out)
+{
+	struct rn_rdma_roots roots;
+	struct rn_error e = { 0 };
+
+	v->lock_fd = -1;
+	if (check_device_id(r))
+		return -1;
+	live_roots(cfg, &roots);
+	if (find_vf(r, cfg, &roots, v) || (v->is_rdma && check_rdma_netns_mode(r)))
+		return -1;
+	if (rn_sriov_hold_lock(r->conf.state_dir, r->conf.device_id, false, &v->lock_fd, &e))
+		return cni_fail_rn(&r->err, RN_CNI_ERR_STATE, &e, "deviceID %s", r->conf.device_id);
+	if (settle_previous_hold(r, &roots, v) || check_vf_devices(r, v))
+		goto fail;
 	if (rn_netdev_get(v->hold.pf_ifname, 0, pf_out, &e)) {
-		cni_vf_unlock(v);
-		return cni_fail_rn(&r->err, RN_CNI_ERR_MASTER, &e, "PF");
+		cni_fail_rn(&r->err, RN_CNI_ERR_MASTER, &e, "PF");
+		goto fail;
 	}
 	return 0;
+fail:
+	cni_vf_unlock(v);
+	return -1;
 }
 
 static void settings_of(const struct cni_netconf *c, struct rn_vf_settings *s)
@@ -250,23 +288,19 @@ static void settings_of(const struct cni_netconf *c, struct rn_vf_settings *s)
 	s->max_tx_rate = c->max_tx_rate;
 }
 
-int cni_vf_attach(struct cni_req *r, struct cni_vf *v, struct nl_sock *host,
-		  const struct cni_netns *ns, int *ifindex, uint8_t mac[6], unsigned int *mtu)
+/* What the VF is now (MTU, MAC, admin settings) and whose it becomes,
+ * written to its hold before anything changes; nd: its netdev. */
+static int record_hold(struct cni_req *r, struct cni_vf *v, const struct cni_netns *ns,
+		       struct rn_netdev *nd)
 {
 	struct rn_sriov_hold *h = &v->hold;
-	struct rn_vf_settings s;
-	struct rn_netdev nd;
-	struct nl_sock *pod;
-	struct cni_link_info li;
-	char alias[CNI_ALIAS_MAX];
 	struct rn_error e = { 0 };
 	struct stat st;
 
-	/* what the VF is now, recorded before anything changes */
-	if (rn_netdev_get(h->orig_netdev, 0, &nd, &e))
+	if (rn_netdev_get(h->orig_netdev, 0, nd, &e))
 		return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "VF netdev");
-	h->orig_mtu = nd.mtu;
-	memcpy(h->orig_mac, nd.mac, 6);
+	h->orig_mtu = nd->mtu;
+	memcpy(h->orig_mac, nd->mac, 6);
 	if (rn_sriov_vf_admin_get(h->pf_ifname, h->vf, &h->orig_admin, &e))
 		return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "VF settings");
 	snprintf(h->network, sizeof(h->network), "%s", r->conf.name);
@@ -287,65 +321,110 @@ int cni_vf_attach(struct cni_req *r, struct cni_vf *v, struct nl_sock *host,
 		return cni_fail_rn(&r->err, RN_CNI_ERR_STATE, &e, "VF hold");
 	v->held = true;
 	cni_fault_point("vf-held");
+	return 0;
+}
+
+/* The netdev takes the admin MAC too, as sriov-cni does: set, or where the
+ * PF refuses that (igb), by a VF driver rebind (new netdev: nd again). */
+static int set_netdev_mac(struct cni_req *r, struct cni_vf *v, struct rn_netdev *nd)
+{
+	struct rn_sriov_hold *h = &v->hold;
+	struct rn_rdma_roots roots;
+	char name[RN_IFNAMSIZ];
+	struct rn_error e = { 0 };
+	struct rn_sriov_host hh;
+	const struct rn_sriov_vf *vf;
+
+	rn_rdma_roots_init(&roots, NULL);
+	if (rn_sriov_vf_netdev_mac(&roots, h->pci, r->conf.vf_mac, name, &e) ||
+	    rn_netdev_get(name, 0, nd, &e))
+		return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "VF %s MAC", h->pci);
+	/* a rebind may have given the VF's RDMA device another name */
+	if (v->is_rdma && !rn_sriov_discover(&hh, &roots, false, NULL)) {
+		vf = rn_sriov_find_vf(&hh, h->pci, NULL);
+		if (vf && vf->rdma_dev[0])
+			snprintf(h->orig_rdma_dev, sizeof(h->orig_rdma_dev), "%s", vf->rdma_dev);
+		rn_sriov_host_free(&hh);
+	}
+	return 0;
+}
+
+static int apply_settings(struct cni_req *r, struct cni_vf *v, struct rn_netdev *nd)
+{
+	struct rn_vf_settings s;
+	struct rn_error e = { 0 };
 
 	settings_of(&r->conf, &s);
-	if (rn_sriov_vf_apply(h->pf_ifname, h->vf, &s, &e))
+	if (rn_sriov_vf_apply(v->hold.pf_ifname, v->hold.vf, &s, &e))
 		return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "VF settings");
-	/* the netdev takes the admin MAC too, as sriov-cni does: set, or where
-	 * the PF refuses that (igb), by a VF driver rebind (new netdev) */
-	if (r->conf.has_mac) {
-		struct rn_rdma_roots roots;
-		char name[RN_IFNAMSIZ];
+	return r->conf.has_mac ? set_netdev_mac(r, v, nd) : 0;
+}
 
-		rn_rdma_roots_init(&roots, NULL);
-		if (rn_sriov_vf_netdev_mac(&roots, h->pci, r->conf.vf_mac, name, &e) ||
-		    rn_netdev_get(name, 0, &nd, &e))
-			return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "VF %s MAC", h->pci);
-		/* a rebind may have given the VF's RDMA device another name */
-		if (v->is_rdma) {
-			struct rn_sriov_host hh;
-			const struct rn_sriov_vf *vf;
+/* The RDMA device first: a soft device (rxe) dies with its netdev's move,
+ * and the move a driver may refuse is best tried before the netdev leaves. */
+static int move_rdma_dev(struct cni_req *r, struct cni_vf *v, const struct cni_netns *ns)
+{
+	struct rn_sriov_hold *h = &v->hold;
+	struct rn_error e = { 0 };
 
-			if (!rn_sriov_discover(&hh, &roots, false, NULL)) {
-				vf = rn_sriov_find_vf(&hh, h->pci, NULL);
-				if (vf && vf->rdma_dev[0])
-					snprintf(h->orig_rdma_dev, sizeof(h->orig_rdma_dev), "%s",
-						 vf->rdma_dev);
-				rn_sriov_host_free(&hh);
-			}
-		}
-	}
-	/* the RDMA device first: a soft device (rxe) dies with its netdev's
-	 * move, and the move a driver may refuse is best tried before the
-	 * netdev leaves */
-	if (v->is_rdma) {
-		h->rdma_moved = true;	/* recorded before: a kill -9 mid-move is undone */
-		if (rn_sriov_hold_write(r->conf.state_dir, h, &e))
-			return cni_fail_rn(&r->err, RN_CNI_ERR_STATE, &e, "VF hold");
-		if (rn_sriov_rdma_dev_move(h->orig_rdma_dev, ns->pod_fd, &e))
-			return cni_fail_rn(&r->err, e.code == -EPERM ? CNI_ERR_CONFIG :
-					   RN_CNI_ERR_NETLINK, &e, "deviceID %s", h->pci);
-		cni_fault_point("vf-rdma-moved");
-	}
+	h->rdma_moved = true;	/* recorded before: a kill -9 mid-move is undone */
+	if (rn_sriov_hold_write(r->conf.state_dir, h, &e))
+		return cni_fail_rn(&r->err, RN_CNI_ERR_STATE, &e, "VF hold");
+	if (rn_sriov_rdma_dev_move(h->orig_rdma_dev, ns->pod_fd, &e))
+		return cni_fail_rn(&r->err, e.code == -EPERM ? CNI_ERR_CONFIG : RN_CNI_ERR_NETLINK,
+				   &e, "deviceID %s", h->pci);
+	cni_fault_point("vf-rdma-moved");
+	return 0;
+}
+
+/* Down, temporary name, into the pod: it never clashes there. */
+static int move_netdev(struct cni_req *r, struct cni_vf *v, struct nl_sock *host,
+		       const struct cni_netns *ns, int ifindex)
+{
+	struct rn_error e = { 0 };
+
 	cni_link_tmp_name(r->env.container_id, r->env.ifname, v->tmpname);
-	/* down, temporary name, into the pod: it never clashes there */
-	if (link_change(host, nd.ifindex, v->tmpname, NULL, -1, 0, NULL, 0, &e) ||
-	    link_change(host, nd.ifindex, NULL, NULL, ns->pod_fd, 0, NULL, -1, &e))
+	if (link_change(host, ifindex, v->tmpname, NULL, -1, 0, NULL, 0, &e) ||
+	    link_change(host, ifindex, NULL, NULL, ns->pod_fd, 0, NULL, -1, &e))
 		return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "move VF %s into %s",
-				   h->orig_netdev, r->env.netns);
+				   v->hold.orig_netdev, r->env.netns);
 	cni_fault_point("vf-moved");
+	return 0;
+}
+
+/* In the pod: CNI_IFNAME, the attachment's alias and the config's MTU;
+ * li: the result. */
+static int name_in_pod(struct cni_req *r, struct cni_vf *v, const struct cni_netns *ns,
+		       struct cni_link_info *li)
+{
+	struct nl_sock *pod;
+	char alias[CNI_ALIAS_MAX];
+	struct rn_error e = { 0 };
+	int rc = 0;
+
 	pod = cni_nl_open(ns, &e);
 	if (!pod)
 		return cni_fail_rn(&r->err, RN_CNI_ERR_INTERNAL, &e, "netlink");
 	cni_link_alias(r->env.container_id, alias);
-	if (cni_link_get(pod, v->tmpname, &li, &e) ||
-	    link_change(pod, li.ifindex, r->env.ifname, alias, -1, r->conf.mtu, NULL, -1, &e) ||
-	    cni_link_get(pod, r->env.ifname, &li, &e)) {
-		nl_socket_free(pod);
-		return cni_fail_rn(&r->err, e.code == -EEXIST ? RN_CNI_ERR_IFNAME_EXISTS :
-				   RN_CNI_ERR_NETLINK, &e, "VF in %s", r->env.netns);
-	}
+	if (cni_link_get(pod, v->tmpname, li, &e) ||
+	    link_change(pod, li->ifindex, r->env.ifname, alias, -1, r->conf.mtu, NULL, -1, &e) ||
+	    cni_link_get(pod, r->env.ifname, li, &e))
+		rc = cni_fail_rn(&r->err, e.code == -EEXIST ? RN_CNI_ERR_IFNAME_EXISTS :
+				 RN_CNI_ERR_NETLINK, &e, "VF in %s", r->env.netns);
 	nl_socket_free(pod);
+	return rc;
+}
+
+int cni_vf_attach(struct cni_req *r, struct cni_vf *v, struct nl_sock *host,
+		  const struct cni_netns *ns, int *ifindex, uint8_t mac[6], unsigned int *mtu)
+{
+	struct rn_netdev nd;
+	struct cni_link_info li;
+
+	if (record_hold(r, v, ns, &nd) || apply_settings(r, v, &nd) ||
+	    (v->is_rdma && move_rdma_dev(r, v, ns)) || move_netdev(r, v, host, ns, nd.ifindex) ||
+	    name_in_pod(r, v, ns, &li))
+		return -1;
 	*ifindex = li.ifindex;
 	memcpy(mac, li.mac, 6);
 	*mtu = li.mtu;
