@@ -13,6 +13,8 @@
  *                                 "held <id>" once; exits 1 when the lease is lost
  * and, without taking a lease first:
  *   all [POOL]                    every claimed block: "POOL BASE/LEN NODE" (NODE ignored)
+ *   report [POOL]                 rn_block_report for NODE: "POOL BASE/LEN HOLDER LEASE
+ *                                 USED/SIZE" (USED "-": another node's block)
  *   tick RESERVE_PCT GRACE_MS     one agent tick over the config's block pools
  *                                 (rn_block_alloc_tick); prints what it changed
  * Exit 75 when etcd does not answer in time, 3 when the pool is full. */
@@ -26,6 +28,7 @@
 #include "config.h"
 #include "ipam/block_alloc.h"
 #include "ipam/block_claim.h"
+#include "ipam/block_report.h"
 #include "ipam/ipam_settings.h"
 
 static struct rn_config cfg;
@@ -103,6 +106,26 @@ int main(int argc, char **argv)
 		for (int i = 0; i < n; i++)
 			print_block(&b[i]);
 		free(b);
+		rn_etcd_close(c);
+		return 0;
+	}
+	if (!strcmp(verb, "report")) {
+		struct rn_block_usage *u;
+		int n = rn_block_report(&st, node, argc > 4 ? argv[4] : NULL, &u, &e);
+
+		if (n < 0)
+			return fail(&e);
+		for (int i = 0; i < n; i++) {
+			char used[24], s[RN_ADDR_STRLEN];
+			struct rn_addr a;
+
+			snprintf(used, sizeof(used), u[i].used_here < 0 ? "-" : "%lld", u[i].used_here);
+			rn_addr_from_u128(&a, u[i].b.family, u[i].b.base);
+			printf("%s %s/%u %s %llx %s/%llu\n", u[i].b.pool, rn_addr_format(&a, s),
+			       u[i].b.len, u[i].b.node, (unsigned long long)u[i].b.lease, used,
+			       u[i].size);
+		}
+		free(u);
 		rn_etcd_close(c);
 		return 0;
 	}

@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# The operator's view of the blocks (rn_block_report, ipam/block_report.h)
+# against a real 3-member etcd: every claimed block with its holder and
+# lease as etcd has them, and the addresses this node's store holds in
+# each of its own blocks (another node's block: "-"); a pool filter; an
+# etcd that does not answer is "try again later", not an empty list.
+set -u
+. "$RN_SRC/selftests/lib/tap.sh"
+. "$RN_SRC/selftests/ipam/lib/etcd_cluster.sh"
+
+command -v etcd >/dev/null || tap_skip_all "etcd-server is not installed (make deps)"
+etcd_test_cluster ipam-blocks-report
+tap_ok "a 3-member etcd cluster starts on loopback ($ETCD_URLS)"
+
+for n in n1 n2; do
+	cat >"$DIR/$n.json" <<EOF
+{ "node": "$n", "deployment": "cluster",
+  "ipam": { "store": "etcd", "endpoints": [ $ETCD_ENDPOINTS_JSON ], "timeout_s": 2,
+            "path": "$DIR/$n.db", "block_lease_s": 3600 },
+  "pools": [ { "name": "r1", "subnet": "10.81.0.0/24", "block": 29 },
+             { "name": "r2", "subnet": "fd00:81::/64", "block": 124 } ] }
+EOF
+done
+CTL=$RN_BUILD/bin/rdmanetctl
+BLK=$RN_BUILD/tools/ipam_blocks
+alloc() { "$CTL" -c "$DIR/$1.json" ip allocate --container-id "$2" --ifname net1 --pool "$3" >/dev/null; }
+
+check_eq "no block claimed: an empty report" "$("$BLK" "$DIR/n1.json" n1 report)" ""
+for i in 1 2 3; do alloc n1 "a$i" r1; done
+for i in $(seq 1 10); do alloc n2 "b$i" r1; done
+alloc n2 v6 r2
+l1=$("$BLK" "$DIR/n1.json" n1 lease | cut -d' ' -f1)
+l2=$("$BLK" "$DIR/n2.json" n2 lease | cut -d' ' -f1)
+check_eq "n1's view: every block, its holder and lease; n1's usage in its own, - in n2's" \
+	"$("$BLK" "$DIR/n1.json" n1 report)" \
+"r1 10.81.0.0/29 n1 $l1 3/8
+r1 10.81.0.8/29 n2 $l2 -/8
+r1 10.81.0.16/29 n2 $l2 -/8
+r2 fd00:81::/124 n2 $l2 -/16"
+check_eq "n2's view: its usage in its blocks" \
+	"$("$BLK" "$DIR/n2.json" n2 report | awk '{print $2, $5}' | xargs)" \
+	"10.81.0.0/29 -/8 10.81.0.8/29 8/8 10.81.0.16/29 2/8 fd00:81::/124 1/16"
+"$CTL" -c "$DIR/n2.json" ip release --container-id b10 --ifname net1 >/dev/null
+check_eq "a release shows at once on the node" \
+	"$("$BLK" "$DIR/n2.json" n2 report r1 | awk '$2 == "10.81.0.16/29" {print $5}')" "1/8"
+check_eq "a pool filter: only that pool's blocks" \
+	"$("$BLK" "$DIR/n1.json" n1 report r2 | cut -d' ' -f1,2)" "r2 fd00:81::/124"
+sed 's/"n2"/"n3"/; s#n2.db#n3.db#' "$DIR/n2.json" >"$DIR/n3.json"
+check_eq "a node without a store yet: every block another's" \
+	"$("$BLK" "$DIR/n3.json" n3 report | awk '{print $5}' | sort -u | xargs)" "-/16 -/8"
+check "... and its report created no store" test ! -e "$DIR/n3.db"
+
+etcd_cluster_stop
+"$BLK" "$DIR/n1.json" n1 report >"$DIR/down.out" 2>"$DIR/down.err"
+rc=$?
+check_eq "etcd down: try again later (75), nothing listed" "$rc $(wc -c <"$DIR/down.out")" "75 0"
+tap_done
