@@ -307,28 +307,25 @@ static int parse_device_id(struct cni_netconf *c, struct cni_err *err)
 
 /* sriov-cni's VF keys. Only mode sriov may carry them: elsewhere they
  * would be silently ignored. */
-static int parse_sriov(struct cni_netconf *c, struct cni_err *err)
+static const char *const vf_keys[] = { "vlan", "vlanQoS", "vlanProto", "mac", "spoofchk",
+				       "trust", "link_state", "min_tx_rate", "max_tx_rate", NULL };
+
+static int refuse_vf_keys(const struct cni_netconf *c, struct cni_err *err)
 {
-	static const char *const vf_keys[] = { "vlan", "vlanQoS", "vlanProto", "mac",
-					       "spoofchk", "trust", "link_state", "min_tx_rate",
-					       "max_tx_rate", NULL };
+	for (int i = 0; vf_keys[i]; i++)
+		if (json_object_get(c->root, vf_keys[i]))
+			return cni_fail(err, CNI_ERR_CONFIG, "config: %s: only for mode \"sriov\"",
+					vf_keys[i]);
+	return 0;
+}
+
+/* "vlan", "vlanQoS" (needs vlan) and "vlanProto" (802.1Q, the default, or 802.1ad). */
+static int parse_vf_vlan(struct cni_netconf *c, struct cni_err *err)
+{
 	struct rn_error e = { 0 };
 	char buf[32] = "";
-	long long n;
+	long long n = -1;
 
-	if (parse_device_id(c, err))
-		return err->code;
-	if (c->mode != CNI_MODE_SRIOV) {
-		for (int i = 0; vf_keys[i]; i++)
-			if (json_object_get(c->root, vf_keys[i]))
-				return cni_fail(err, CNI_ERR_CONFIG, "config: %s: only for mode "
-						"\"sriov\"", vf_keys[i]);
-		return 0;
-	}
-	if (c->master[0])
-		return cni_fail(err, CNI_ERR_CONFIG, "config: master: not for mode \"sriov\" (the "
-				"VF's PF is its master)");
-	n = -1;
 	if (rn_json_int(c->root, "vlan", 0, 4095, &n, "config", &e))
 		return bad(err, &e);
 	if (n >= 0) {
@@ -350,40 +347,60 @@ static int parse_sriov(struct cni_netconf *c, struct cni_err *err)
 		c->vlan_proto = 0x88a8;
 	if ((c->vlan_qos || buf[0]) && !c->has_vlan)
 		return cni_fail(err, CNI_ERR_CONFIG, "config: vlanQoS/vlanProto: need \"vlan\"");
-	buf[0] = '\0';
+	return 0;
+}
+
+/* "mac": a unicast MAC address. */
+static int parse_vf_mac(struct cni_netconf *c, struct cni_err *err)
+{
+	struct rn_error e = { 0 };
+	char buf[32] = "";
+	unsigned int b[6];
+	char tail;
+
 	if (rn_json_string(c->root, "mac", buf, sizeof(buf), "config", &e))
 		return bad(err, &e);
-	if (buf[0]) {
-		unsigned int b[6];
-		char tail;
+	if (!buf[0])
+		return 0;
+	if (sscanf(buf, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
+		   &tail) != 6 || (b[0] & 1))
+		return cni_fail(err, CNI_ERR_CONFIG, "config: mac: \"%s\" is not a unicast MAC "
+				"address", buf);
+	for (int i = 0; i < 6; i++)
+		c->vf_mac[i] = (uint8_t)b[i];
+	c->has_mac = true;
+	return 0;
+}
 
-		if (sscanf(buf, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4],
-			   &b[5], &tail) != 6 || (b[0] & 1))
-			return cni_fail(err, CNI_ERR_CONFIG, "config: mac: \"%s\" is not a unicast "
-					"MAC address", buf);
-		for (int i = 0; i < 6; i++)
-			c->vf_mac[i] = (uint8_t)b[i];
-		c->has_mac = true;
-	}
-	if (onoff(c->root, "spoofchk", &c->has_spoofchk, &c->spoofchk, err) ||
-	    onoff(c->root, "trust", &c->has_trust, &c->trust, err))
-		return -1;
-	buf[0] = '\0';
+/* "link_state": auto, enable or disable (IFLA_VF_LINK_STATE_*). */
+static int parse_vf_link_state(struct cni_netconf *c, struct cni_err *err)
+{
+	struct rn_error e = { 0 };
+	char buf[32] = "";
+
 	if (rn_json_string(c->root, "link_state", buf, sizeof(buf), "config", &e))
 		return bad(err, &e);
-	if (buf[0]) {
-		if (!strcmp(buf, "auto"))
-			c->link_state = 0;
-		else if (!strcmp(buf, "enable"))
-			c->link_state = 1;
-		else if (!strcmp(buf, "disable"))
-			c->link_state = 2;
-		else
-			return cni_fail(err, CNI_ERR_CONFIG, "config: link_state: expected auto, "
-					"enable or disable");
-		c->has_link_state = true;
-	}
-	n = -1;
+	if (!buf[0])
+		return 0;
+	if (!strcmp(buf, "auto"))
+		c->link_state = 0;
+	else if (!strcmp(buf, "enable"))
+		c->link_state = 1;
+	else if (!strcmp(buf, "disable"))
+		c->link_state = 2;
+	else
+		return cni_fail(err, CNI_ERR_CONFIG, "config: link_state: expected auto, enable or "
+				"disable");
+	c->has_link_state = true;
+	return 0;
+}
+
+/* "min_tx_rate" and "max_tx_rate" (Mbit/s), min not above a set max. */
+static int parse_vf_rates(struct cni_netconf *c, struct cni_err *err)
+{
+	struct rn_error e = { 0 };
+	long long n = -1;
+
 	if (rn_json_int(c->root, "min_tx_rate", 0, 1000000, &n, "config", &e))
 		return bad(err, &e);
 	if (n >= 0) {
@@ -400,6 +417,23 @@ static int parse_sriov(struct cni_netconf *c, struct cni_err *err)
 	if (c->max_tx_rate && c->min_tx_rate > c->max_tx_rate)
 		return cni_fail(err, CNI_ERR_CONFIG, "config: min_tx_rate %u is above max_tx_rate "
 				"%u", c->min_tx_rate, c->max_tx_rate);
+	return 0;
+}
+
+static int parse_sriov(struct cni_netconf *c, struct cni_err *err)
+{
+	if (parse_device_id(c, err))
+		return err->code;
+	if (c->mode != CNI_MODE_SRIOV)
+		return refuse_vf_keys(c, err);
+	if (c->master[0])
+		return cni_fail(err, CNI_ERR_CONFIG, "config: master: not for mode \"sriov\" (the "
+				"VF's PF is its master)");
+	if (parse_vf_vlan(c, err) || parse_vf_mac(c, err) ||
+	    onoff(c->root, "spoofchk", &c->has_spoofchk, &c->spoofchk, err) ||
+	    onoff(c->root, "trust", &c->has_trust, &c->trust, err) ||
+	    parse_vf_link_state(c, err) || parse_vf_rates(c, err))
+		return -1;
 	return 0;
 }
 
