@@ -44,6 +44,26 @@ fails "MAC of another pod" "MAC already registered on roce0 by t/a" rn_ctl pod a
 	--pod x --container-id cx --ifname eth1 --master roce0 --mac "$MAC_A"
 fails "unknown option" 'unexpected argument "--frob"' rn_ctl stats --frob
 fails "stats of an unknown master" 'master eth9 is not attached' rn_ctl stats --master eth9
+fails "stats of a pod that is not registered" 'pod nope/nope is not registered' \
+	rn_ctl stats --pod nope/nope
+rn_ctl pod bump 2>/dev/null
+check_eq "a usage error exits 2" "$?" 2
+rn_ctl stats --master eth9 2>/dev/null
+check_eq "a runtime failure exits 1" "$?" 1
+
+# the human stats: both rows of a pod carry its name, the headers say
+# packets or bytes, ECN CE (rx) and marking (tx) in their own columns
+check_eq "stats: the pod's rx and tx rows both name it" \
+	"$(rn_ctl stats --pod t/a | awk '$1 == "t/a" { printf "%s,", $4 }')" "rx,tx,"
+check_eq "stats: packet headers" "$(rn_ctl stats | head -1 | grep -o 'ROCE_[A-Z]*')" ROCE_PKTS
+check_eq "stats -b: byte headers, -b after or before the object" \
+	"$(rn_ctl stats -b | head -1 | grep -o 'ROCE_[A-Z]*'),$(rn_ctl -b stats | head -1 | grep -o 'ROCE_[A-Z]*')" \
+	"ROCE_BYTES,ROCE_BYTES"
+check_eq "stats: ECN_CE on rx, MARKED and DROPS on tx" \
+	"$(rn_ctl stats --pod t/a | awk 'NR == 1 { print $(NF-2), $(NF-1), $NF } $1 == "t/a" && $4 == "rx" { print $(NF-1), $NF } $1 == "t/a" && $4 == "tx" { print $(NF-2) }' | tr '\n' ' ')" \
+	"ECN_CE MARKED DROPS - - - "
+check_eq "stats: the master's rows both name it" \
+	"$(rn_ctl stats | awk '$1 == "roce0" { printf "%s,", $6 }')" "rx,tx,"
 check_eq "bad input changed nothing" "$(pods)" "$state"
 
 check "re-register the same interface with new IPs and DSCP" add --mac "$MAC_A" --ip 10.77.0.2 \

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ctl.h"
 #include "ipam/ipam.h"
@@ -96,6 +97,51 @@ static int pool_list(struct ctl *ctl, const struct ctl_args *a)
 	return 0;
 }
 
+/* A pool field as an operator reads it: a string as is, a list joined
+ * with ", ", a route as "DST via GW" (no JSON in the human view). */
+static void print_value(const json_t *v)
+{
+	const char *key;
+	json_t *x;
+	size_t i;
+
+	switch (json_typeof(v)) {
+	case JSON_STRING:
+		fputs(json_string_value(v), stdout);
+		break;
+	case JSON_INTEGER:
+		printf("%lld", (long long)json_integer_value(v));
+		break;
+	case JSON_ARRAY:
+		json_array_foreach(v, i, x) {
+			fputs(i ? ", " : "", stdout);
+			print_value(x);
+		}
+		if (!json_array_size(v))
+			fputs("-", stdout);
+		break;
+	case JSON_OBJECT:
+		if (json_is_string(json_object_get(v, "dst"))) {
+			fputs(json_string_value(json_object_get(v, "dst")), stdout);
+			if (json_is_string(json_object_get(v, "gw")))
+				printf(" via %s", json_string_value(json_object_get(v, "gw")));
+			break;
+		}
+		i = 0;
+		json_object_foreach((json_t *)v, key, x) {
+			printf("%s%s ", i++ ? " " : "", key);
+			print_value(x);
+		}
+		break;
+	case JSON_TRUE:
+	case JSON_FALSE:
+		fputs(json_is_true(v) ? "yes" : "no", stdout);
+		break;
+	default:
+		fputs("-", stdout);
+	}
+}
+
 static void print_pool_human(const struct rn_ipam_pool_info *info)
 {
 	json_t *o = rn_pool_to_json(&info->pool);
@@ -105,13 +151,11 @@ static void print_pool_human(const struct rn_ipam_pool_info *info)
 	printf("pool %s (%s, %s)\n", info->pool.name, info->from_config ? "from config" :
 	       "added by rdmanetctl", rn_pool_family(&info->pool) == AF_INET ? "IPv4" : "IPv6");
 	json_object_foreach(o, key, v) {
-		char *text;
-
 		if (!strcmp(key, "name"))
 			continue;
-		text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-		printf("  %-8s %s\n", key, text ? text : "?");
-		free(text);
+		printf("  %-8s ", key);
+		print_value(v);
+		printf("\n");
 	}
 	json_decref(o);
 	printf("  usage    %llu of %llu allocated, %llu free\n", info->allocated, info->total,
@@ -201,13 +245,30 @@ static int add_route(json_t *obj, const char *v)
 	return json_array_append_new(arr, r);
 }
 
+/* A JSON file argument ("-": stdin). An error says what is wrong with the
+ * file: that it cannot be read (no made-up line -1), a directory, or where
+ * the JSON is broken. */
 static json_t *load_json_arg(const char *path, struct rn_error *e)
 {
+	struct stat st;
 	json_error_t jerr;
-	json_t *v = !strcmp(path, "-") ? json_loadf(stdin, JSON_REJECT_DUPLICATES, &jerr) :
-					 json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	json_t *v;
 
-	if (!v)
+	if (strcmp(path, "-")) {
+		if (stat(path, &st)) {
+			rn_fail(e, -errno, "%s: %s", path, strerror(errno));
+			return NULL;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			rn_fail(e, -EISDIR, "%s: is a directory, not a JSON file", path);
+			return NULL;
+		}
+	}
+	v = !strcmp(path, "-") ? json_loadf(stdin, JSON_REJECT_DUPLICATES, &jerr) :
+				 json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	if (!v && jerr.line < 0)
+		rn_fail(e, -EINVAL, "%s: %s", path, jerr.text);
+	else if (!v)
 		rn_fail(e, -EINVAL, "%s: line %d column %d: %s", path, jerr.line, jerr.column,
 			jerr.text);
 	return v;
