@@ -2,7 +2,8 @@
 # rdmanetctl's output as a reader and a query want it: no JSON fragments in
 # pool show's human view, JSON that says null for what the host does not
 # have (vf -j as dev -j does), a port's rate as a number, and errors about
-# a file argument that name the problem (no "line -1 column -1").
+# a file argument or the config that name the problem once (no "line -1
+# column -1", no path said twice).
 . "$RN_SRC/selftests/lib/tap.sh"
 CTL=$RN_BUILD/bin/rdmanetctl
 TMP=$(mktemp -d)
@@ -45,4 +46,10 @@ file_error "pool gc --valid of a directory" "$TMP: is a directory" "$TMP"
 echo '[' >"$TMP/broken.json"
 file_error "pool gc --valid of broken JSON says where" "$TMP/broken.json: line 2 column 0" \
 	"$TMP/broken.json"
+
+# the config: a directory or a missing file said once, in plain words
+check_eq "a directory as the config" "$("$CTL" -c "$TMP" stats 2>&1)" \
+	"rdmanetctl: $TMP: is a directory, not a JSON file"
+check_eq "a missing config names its path once" "$("$CTL" -c "$TMP/nope.json" stats 2>&1)" \
+	"rdmanetctl: $TMP/nope.json: No such file or directory"
 tap_done

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "ctl.h"
 #include "ipam/ipam.h"
@@ -245,25 +244,14 @@ static int add_route(json_t *obj, const char *v)
 	return json_array_append_new(arr, r);
 }
 
-/* A JSON file argument ("-": stdin). An error says what is wrong with the
- * file: that it cannot be read (no made-up line -1), a directory, or where
- * the JSON is broken. */
+/* A JSON file argument ("-": stdin). */
 static json_t *load_json_arg(const char *path, struct rn_error *e)
 {
-	struct stat st;
 	json_error_t jerr;
 	json_t *v;
 
-	if (strcmp(path, "-")) {
-		if (stat(path, &st)) {
-			rn_fail(e, -errno, "%s: %s", path, strerror(errno));
-			return NULL;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			rn_fail(e, -EISDIR, "%s: is a directory, not a JSON file", path);
-			return NULL;
-		}
-	}
+	if (strcmp(path, "-") && ctl_file_problem(path, e))
+		return NULL;
 	v = !strcmp(path, "-") ? json_loadf(stdin, JSON_REJECT_DUPLICATES, &jerr) :
 				 json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
 	if (!v && jerr.line < 0)

@@ -20,6 +20,12 @@ struct ctl {
 };
 
 int ctl_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Why a file named on the command line cannot be read as JSON, in plain
+ * words ("PATH: No such file or directory", "PATH: is a directory"), into
+ * e; 0 if it can be opened (then the parser's message is the one to give:
+ * jansson says "line -1 column -1" or "'[' expected" for these cases, and
+ * repeats the path). */
+int ctl_file_problem(const char *path, struct rn_error *e);
 /* Prints a JSON value (consumed) on stdout, honouring --pretty. */
 void ctl_print_json(const struct ctl *ctl, json_t *v);
 

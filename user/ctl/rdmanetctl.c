@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ctl.h"
 #include "log.h"
@@ -48,6 +49,22 @@ void ctl_print_json(const struct ctl *ctl, json_t *v)
 	(void)v;
 }
 
+int ctl_file_problem(const char *path, struct rn_error *e)
+{
+	struct stat st;
+	FILE *f;
+
+	if (stat(path, &st))
+		return rn_fail(e, -errno, "%s: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return rn_fail(e, -EISDIR, "%s: is a directory, not a JSON file", path);
+	f = fopen(path, "r");
+	if (!f)
+		return rn_fail(e, -errno, "%s: %s", path, strerror(errno));
+	fclose(f);
+	return 0;
+}
+
 static int load_config(struct ctl *ctl, const struct ctl_globals *g)
 {
 	struct rn_error e = { 0 };
@@ -55,8 +72,10 @@ static int load_config(struct ctl *ctl, const struct ctl_globals *g)
 	const char *pin_dir = g->pin_dir ? g->pin_dir : getenv("RDMANET_PIN_DIR");
 
 	if (path) {
-		if (rn_config_load(&ctl->cfg, path, &e))
+		if (rn_config_load(&ctl->cfg, path, &e)) {
+			ctl_file_problem(path, &e);
 			return ctl_fail("%s", e.msg);
+		}
 	} else if (rn_config_load(&ctl->cfg, RN_DEFAULT_CONFIG, &e)) {
 		if (e.code != -ENOENT)
 			return ctl_fail("%s", e.msg);
