@@ -18,13 +18,36 @@
 /* options walked in one NDP message before giving up (rn_ndp_check) */
 #define RN_ND_MAX_OPTS 3
 
+/* Two loads a side, not six (unaligned loads from the packet, as
+ * pod_lookup.h's keys do) */
 static __always_inline int rn_mac_is_pod(const struct rn_pod *pod, const __u8 *mac)
 {
-#pragma unroll
-	for (int i = 0; i < 6; i++)
-		if (mac[i] != pod->mac[i])
-			return 0;
-	return 1;
+	return *(const __u32 *)mac == *(const __u32 *)pod->mac &&
+	       *(const __u16 *)(mac + 4) == *(const __u16 *)(pod->mac + 4);
+}
+
+/* Whether a (4 x 32-bit) IPv6 address is the pod's own link-local one: the
+ * kernel's default for a new interface in a new netns (addr_gen_mode
+ * eui64), fe80::/64 with the modified EUI-64 of the pod's MAC (RFC 4291,
+ * appendix A). A link-local address is not registered, and any other one
+ * may be the gateway's or a sibling's: routers are reached by link-local
+ * address, so a pod announcing the router's would sit between its
+ * siblings and their default route. ipvlan children share the master's
+ * MAC and the kernel puts each child's dev_id where EUI-64 has ff:fe, so
+ * for an IP-keyed pod those two bytes may be anything but ff:fe (the
+ * master's own). Pods configured for stable-privacy or random link-local
+ * addresses are refused their link-local claims. */
+static __always_inline int rn_ll_is_pod(const struct rn_pod *pod, const __u32 *a)
+{
+	const __u8 *iid = (const __u8 *)&a[2];
+	int ffe = iid[3] == 0xff && iid[4] == 0xfe;
+
+	if (a[0] != bpf_htonl(0xfe800000) || a[1] != 0)
+		return 0;
+	if (iid[0] != (pod->mac[0] ^ 0x02) || iid[1] != pod->mac[1] || iid[2] != pod->mac[2] ||
+	    iid[5] != pod->mac[3] || iid[6] != pod->mac[4] || iid[7] != pod->mac[5])
+		return 0;
+	return pod->flags & RN_POD_F_IP_KEYED ? !ffe : ffe;
 }
 
 /* An ARP packet a pod sends may claim only what the pod holds: sender
@@ -62,8 +85,8 @@ enum rn_claim_verdict {
 };
 
 /* IPv6 neighbour discovery a pod sends: a neighbour advertisement's target
- * must be one of the pod's IPv6 addresses or link-local (the kernel answers
- * for its own link-local address, which is not registered); source and
+ * must be one of the pod's IPv6 addresses or its own link-local address
+ * (rn_ll_is_pod: the kernel answers for it, and it is not registered); source and
  * target link-layer options of RS, NS and NA must name the pod's MAC. NS
  * targets are questions, not claims; DAD (an NS from ::, no option) passes.
  * l4_len is the ICMPv6 length the IPv6 header gives. */
@@ -89,7 +112,7 @@ static __always_inline int rn_ndp_check(const struct rn_pod *pod, __u8 *icmp, __
 		if ((void *)(icmp + 24) > data_end)
 			return RN_CLAIM_ND_UNFINISHED;
 		__builtin_memcpy(t, icmp + 8, 16);
-		if ((t[0] & bpf_htonl(0xffc00000)) == bpf_htonl(0xfe800000))
+		if (rn_ll_is_pod(pod, t))
 			ok = 1;
 #pragma unroll
 		for (int i = 0; i < RN_POD_MAX_IPV6; i++) {

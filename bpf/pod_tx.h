@@ -21,9 +21,12 @@
 #define RN_TC_ACT_OK (-1)
 #define RN_TC_ACT_SHOT 2
 
-/* Sources a pod may use without owning them: IPv4 0.0.0.0 (DHCP), IPv6 ::
- * (DAD) and fe80::/10 (neighbour discovery). */
-static __always_inline int rn_source_unowned_ok(const struct rn_pkt *p, void *data_end)
+/* Sources a pod may use without their being registered: IPv4 0.0.0.0
+ * (DHCP), IPv6 :: (DAD) and its own link-local address (neighbour
+ * discovery; an NS from another's link-local address would teach the
+ * target that address's MAC: rn_ll_is_pod). */
+static __always_inline int rn_source_unowned_ok(const struct rn_pod *pod, const struct rn_pkt *p,
+						void *data_end)
 {
 	if (p->family == 4) {
 		struct iphdr *iph = p->l3;
@@ -37,7 +40,7 @@ static __always_inline int rn_source_unowned_ok(const struct rn_pkt *p, void *da
 		if ((void *)(ip6 + 1) > data_end)
 			return 0;
 		a = ip6->saddr.in6_u.u6_addr32;
-		if ((a[0] & bpf_htonl(0xffc00000)) == bpf_htonl(0xfe800000))
+		if (rn_ll_is_pod(pod, a))
 			return 1;
 		return (a[0] | a[1] | a[2] | a[3]) == 0;
 	}
@@ -91,7 +94,7 @@ static __always_inline int rn_pod_tx(struct __sk_buff *skb, struct rn_pkt *p, vo
 	/* a guarded pod's own program counted its violations already */
 	if (m->policy != RN_POLICY_OFF &&
 	    (m->policy == RN_POLICY_ENFORCE || !(pod->flags & RN_POD_F_GUARDED)) &&
-	    ((!rn_source_owned(pod, p, data_end) && !rn_source_unowned_ok(p, data_end)) ||
+	    ((!rn_source_owned(pod, p, data_end) && !rn_source_unowned_ok(pod, p, data_end)) ||
 	     /* what the master's programs cannot finish passes */
 	     rn_claim_is_violation(rn_pkt_claims(skb, slot, p)))) {
 		pc->violations[RN_VIOLATION_SPOOFED_SOURCE] += segs;

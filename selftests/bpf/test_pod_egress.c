@@ -46,6 +46,11 @@ struct pfx {
 	.saddr = "fd00::2", .daddr = "ff02::1", .l4 = FR_ICMP, .payload = 24, \
 	.icmp_type = 136, .nd_target = target, .nd_lla = lla }
 
+/* an NS (a question: its target is no claim) from source src */
+#define NS_FROM(src) { .dst_mac = fx_peer_mac, .src_mac = fx_pod_mac, .family = 6, \
+	.saddr = src, .daddr = "ff02::1:ff00:100", .l4 = FR_ICMP, .payload = 24, \
+	.icmp_type = 135, .nd_target = "fd00::100", .nd_lla = fx_pod_mac }
+
 static const struct pfx fixtures[] = {
 	{ "own v4 passes", V4(fx_pod_mac, "10.0.0.2"), .verdict = OK, .reason = NONE },
 	{ "own v6 passes", V6(fx_pod_mac, "fd00::2", FR_UDP), .verdict = OK, .reason = NONE },
@@ -76,6 +81,19 @@ static const struct pfx fixtures[] = {
 	{ "NA with another target link-layer address refused", NA("fd00::2", fx_pod2_mac),
 	  .verdict = SHOT, .reason = RN_REASON_ND_CLAIM },
 	{ "own NA passes", NA("fd00::2", fx_pod_mac), .verdict = OK, .reason = NONE },
+	/* link-local: fx_pod_mac 02:00:00:00:00:0a is fe80::ff:fe00:a (EUI-64) */
+	{ "NA for its own link-local address passes", NA("fe80::ff:fe00:a", fx_pod_mac),
+	  .verdict = OK, .reason = NONE },
+	{ "NA for a router's link-local address refused", NA("fe80::1", fx_pod_mac),
+	  .verdict = SHOT, .reason = RN_REASON_ND_CLAIM },
+	{ "NA for its MAC's link-local without EUI-64's ff:fe refused",
+	  NA("fe80::12:3400:a", fx_pod_mac), .verdict = SHOT, .reason = RN_REASON_ND_CLAIM },
+	{ "NA for a link-local outside fe80::/64 refused", NA("fe80:1::ff:fe00:a", fx_pod_mac),
+	  .verdict = SHOT, .reason = RN_REASON_ND_CLAIM },
+	{ "NS from its own link-local address passes", NS_FROM("fe80::ff:fe00:a"),
+	  .verdict = OK, .reason = NONE },
+	{ "NS from a router's link-local address refused", NS_FROM("fe80::1"),
+	  .verdict = SHOT, .reason = RN_REASON_SOURCE_IP },
 	{ "DAD NS from :: passes", { .dst_mac = fx_peer_mac, .src_mac = fx_pod_mac,
 	  .family = 6, .saddr = "::", .daddr = "ff02::1:ff00:77", .l4 = FR_ICMP, .payload = 24,
 	  .icmp_type = 135, .nd_target = "fd00::77" }, .verdict = OK, .reason = NONE },

@@ -115,6 +115,16 @@ check_eq "the gateway's entry for B is B's MAC" "$(neigh_gw "$B4")" "$MAC_B"
 attack "802.1Q gratuitous ARP for the gateway" $R_ARP "$(vlan_arp_of $GW4 $GW4) or $(arp_of $GW4 $GW4)" arp spa=$GW4 tpa=$GW4 vlans=100
 attack "unsolicited NA for the gateway's IPv6" $R_ND "$(na_for $GW6)" na src="$A6" target=$GW6
 check_eq "B's entry for the gateway's IPv6 is not A's MAC" "$(neigh_b6 | grep -c "$MAC_A")" 0
+# the gateway's link-local address (routers are reached by it): neither an
+# NA claiming it nor an NS from it (which teaches the target its MAC)
+GW_LL=fe80::254
+cni_in fabric ip addr add "$GW_LL/64" dev wa0 nodad
+cni_in b ping -6 -c1 -W2 "$GW_LL%net1" >/dev/null
+neigh_b_ll() { cni_in b ip -6 neigh show "$GW_LL" dev net1 | awk '{print $3}'; }
+attack "unsolicited NA for the gateway's link-local address" $R_ND "$(na_for "$GW_LL")" na src="$A6" target="$GW_LL"
+check_eq "B's entry for the gateway's link-local is not A's MAC" "$(neigh_b_ll | grep -c "$MAC_A")" 0
+attack "NS from the gateway's link-local address to B" $R_IP "ip6[40] == 135 and ip6[20:4] == $(low32 "$GW_LL")" ns src="$GW_LL" target="$B6"
+check_eq "B's entry for the gateway's link-local is still not A's MAC" "$(neigh_b_ll | grep -c "$MAC_A")" 0
 attack "IPv4 broadcast from the gateway's address" $R_IP "udp port 9" udp4 src=$GW4 dst=10.81.0.255
 attack "IPv4 with a foreign source toward the gateway" $R_IP "udp port 9" udp4 src=10.81.0.77 dst=$GW4 dmac="$(neigh_b4)"
 attack "IPv6 with a foreign source" $R_IP "udp port 9" udp6 src=fd81::77 dst=$GW6 dmac=33:33:00:00:00:01
