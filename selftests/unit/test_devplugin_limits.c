@@ -116,7 +116,7 @@ static void test_kubelet_dir_length(void **state)
 				      "socket allows"));
 }
 
-/* protobuf-c's own size of the list a view gives kubelet (as law.c builds it) */
+/* protobuf-c's own size of the list a view gives kubelet (as list_and_watch.c builds it) */
 static size_t packed_size(const struct rn_dp_view *v)
 {
 	V1beta1__ListAndWatchResponse out = V1BETA1__LIST_AND_WATCH_RESPONSE__INIT;

@@ -124,7 +124,7 @@ gpr_timespec dp_deadline_ms(long ms);
 grpc_byte_buffer *dp_pb_pack(const ProtobufCMessage *msg);
 ProtobufCMessage *dp_pb_unpack(const ProtobufCMessageDescriptor *d, grpc_byte_buffer *bb);
 
-/* serve.c: a resource's socket and its calls */
+/* resource_server.c: a resource's socket and its calls */
 int dp_serve(struct dp_res *r);
 void dp_unserve(struct dp_res *r);
 void dp_call_unref(struct dp_call *c);
@@ -132,7 +132,7 @@ void dp_call_unref(struct dp_call *c);
 /* rpc.c: the unary methods; fill *resp (packed) or fail with a status */
 grpc_status_code dp_rpc_unary(struct dp_res *r, const char *method, grpc_byte_buffer *req,
 			      grpc_byte_buffer **resp, char *err, size_t err_size);
-/* law.c: ListAndWatch */
+/* list_and_watch.c: ListAndWatch */
 void dp_law_start(struct dp_call *c);
 void dp_law_push(struct dp_res *r);	/* the view changed: send the whole list */
 grpc_byte_buffer *dp_law_list(const struct dp_res *r);
@@ -151,7 +151,7 @@ void dp_events_close(struct dp_server *s);
 void dp_events_watch_holds(struct dp_server *s, double now);
 void dp_schedule_reload(struct dp_server *s);
 
-/* server.c */
+/* plugin_thread.c: the device plugin thread */
 void dp_reload(struct dp_server *s);
 
 #endif

@@ -4,7 +4,7 @@
  * path is at most 107 bytes, and kubelet's directory is device-plugins or,
  * with the plugin watcher, plugins_registry (chosen at start by which one
  * exists, so the longer one is what the config must fit). One resource
- * that fails this is not served; the others are (server.c), and
+ * that fails this is not served; the others are (plugin_thread.c), and
  * rdmanetd --check-config says so before a start would. */
 #include <errno.h>
 #include <stdio.h>
