@@ -75,8 +75,12 @@ usage_error "a verb that needs a verb" 'which verb? (show, release, allocate)' "
 echo '{}' >"$TMP/empty.json"
 usage_error "a bad value" '--dscp: "64" is not a DSCP value' "$CTL" -c "$TMP/empty.json" pod add \
 	--namespace a --pod b --dscp 64
-usage_error "a missing required option" '--valid FILE is required' "$CTL" -c "$TMP/empty.json" \
+usage_error "a missing required option" '--valid is required' "$CTL" -c "$TMP/empty.json" \
 	pool gc
+usage_error "required options are checked before the config is read" \
+	'--namespace and --pod are required' "$CTL" pod add --pod x
+usage_error "an empty required value is no value" '--namespace and --pod are required' \
+	"$CTL" pod add --namespace "" --pod x
 usage_error "a second positional" 'unexpected argument "b"' "$CTL" pool show a b
 usage_error "a verb's option with a value before the object" '--pod NS/NAME goes after' \
 	"$CTL" --pod a/b stats

@@ -10,15 +10,13 @@ static int export_textfile(struct ctl *ctl, const struct ctl_args *a)
 	struct rn_error e = { 0 };
 	const char *dir = ctl_arg(a, "--textfile");
 
-	if (!dir)
-		return ctl_usage(a, "--textfile DIR is required");
 	if (rn_export_textfile(&ctl->cfg, dir, &e))
 		return ctl_fail("%s", e.msg);
 	return 0;
 }
 
 static const struct ctl_opt export_opts[] = {
-	{ "--textfile", NULL, "DIR", "write DIR/rdmanet.prom (required)" },
+	{ "--textfile", NULL, "DIR", "write DIR/rdmanet.prom", true },
 	{ NULL },
 };
 

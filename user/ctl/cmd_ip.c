@@ -228,8 +228,6 @@ static int ip_allocate(struct ctl *ctl, const struct ctl_args *ca)
 	int rc;
 
 	get_args(ca, &a);
-	if (a.ip || !a.container_id || !a.ifname || !a.n_pools)
-		return ctl_usage(ca, "--container-id, --ifname and --pool are required");
 	rc = open_ipam(ctl, "allocate", false, &ipam);
 	if (rc)
 		return rc;
@@ -284,10 +282,10 @@ static const struct ctl_opt release_opts[] = {
 };
 
 static const struct ctl_opt allocate_opts[] = {
-	{ "--container-id", NULL, "ID", "the attachment's container ID (required)" },
-	{ "--ifname", NULL, "IF", "the attachment's interface name (required)" },
-	{ "--pool", NULL, "NAME", "allocate from this pool (required; repeat for IPv4 and "
-	  "IPv6, or fallbacks)" },
+	{ "--container-id", NULL, "ID", "the attachment's container ID", true },
+	{ "--ifname", NULL, "IF", "the attachment's interface name", true },
+	{ "--pool", NULL, "NAME", "allocate from this pool (repeat for IPv4 and IPv6, or "
+	  "fallbacks)", true },
 	{ "--namespace", NULL, "NS", "the pod's namespace, recorded with the address" },
 	{ "--pod", NULL, "NAME", "the pod's name, recorded with the address" },
 	{ "--node", NULL, "NODE", "the node, recorded (default the config's node)" },

@@ -68,8 +68,6 @@ static int pod_add(struct ctl *ctl, const struct ctl_args *a)
 
 	if (rc)
 		return rc;
-	if (!s.ns[0] || !s.name[0])
-		return ctl_usage(a, "--namespace and --pod are required");
 	if (rn_registry_add(ctl->cfg.bpf.pin_dir, &s, &e))
 		return ctl_fail("pod add: %s", e.msg);
 	return 0;
@@ -84,8 +82,6 @@ static int pod_del(struct ctl *ctl, const struct ctl_args *a)
 
 	if (rc)
 		return rc;
-	if (!s.container_id[0] || !s.ifname[0])
-		return ctl_usage(a, "--container-id and --ifname are required");
 	if (rn_registry_del(ctl->cfg.bpf.pin_dir, s.container_id, s.ifname, &removed, &e))
 		return ctl_fail("pod del: %s", e.msg);
 	return 0;
@@ -141,14 +137,11 @@ static int pod_show(struct ctl *ctl, const struct ctl_args *a)
 	return 0;
 }
 
-#define POD_KEY_OPTS                                                                       \
-	{ "--container-id", NULL, "ID", "the sandbox's container ID (required)" },          \
-	{ "--ifname", NULL, "IF", "the interface's name inside the pod (required)" }
-
 static const struct ctl_opt add_opts[] = {
-	{ "--namespace", NULL, "NS", "the pod's namespace (required)" },
-	{ "--pod", NULL, "NAME", "the pod's name (required)" },
-	POD_KEY_OPTS,
+	{ "--namespace", NULL, "NS", "the pod's namespace", true },
+	{ "--pod", NULL, "NAME", "the pod's name", true },
+	{ "--container-id", NULL, "ID", "the sandbox's container ID" },
+	{ "--ifname", NULL, "IF", "the interface's name inside the pod" },
 	{ "--master", NULL, "IF", "the attached master the pod's traffic uses" },
 	{ "--mac", NULL, "MAC", "the pod interface's MAC address" },
 	{ "--ip", NULL, "ADDR", "an address of the pod (repeatable)" },
@@ -158,7 +151,8 @@ static const struct ctl_opt add_opts[] = {
 };
 
 static const struct ctl_opt del_opts[] = {
-	POD_KEY_OPTS,
+	{ "--container-id", NULL, "ID", "the sandbox's container ID", true },
+	{ "--ifname", NULL, "IF", "the interface's name inside the pod", true },
 	{ "--namespace", NULL, "NS", "accepted, not needed" },
 	{ "--pod", NULL, "NAME", "accepted, not needed" },
 	{ "--ip-keyed", NULL, NULL, "accepted, not needed" },

@@ -404,9 +404,6 @@ static int pool_gc(struct ctl *ctl, const struct ctl_args *a)
 	scope.node = ctl_arg(a, "--node");
 	if (scope.node && !scope.node[0])
 		return ctl_usage(a, "--node: an empty node name");
-	if (!file)
-		return ctl_usage(a, "--valid FILE is required (JSON list of "
-				 "{\"containerID\", \"ifname\"}; \"-\" for stdin)");
 	if (scope.node && scope.all_nodes)
 		return ctl_usage(a, "--node and --all-nodes exclude each other");
 	doc = load_json_arg(file, &e);
@@ -506,7 +503,7 @@ static const struct ctl_opt del_opts[] = {
 
 static const struct ctl_opt gc_opts[] = {
 	{ "--valid", NULL, "FILE", "JSON list of {\"containerID\", \"ifname\"} that stay "
-	  "(- for stdin; required)" },
+	  "(- for stdin)", true },
 	{ "--node", NULL, "NODE", "collect this node's allocations (default the config's node)" },
 	{ "--all-nodes", NULL, NULL, "the list covers every node: collect in the whole store" },
 	{ "--dry-run", NULL, NULL, "say what would be released, release nothing" },

@@ -213,6 +213,35 @@ static int unknown_object(const char *tok, char **early, int n_early)
 	return ctl_usage(NULL, "unknown object \"%s\"", tok);
 }
 
+/* Every required option given, or one usage error naming all of them
+ * (checked before the config is read: nothing is opened for a bad line). */
+static int required_opts(const struct ctl_args *a)
+{
+	const struct ctl_opt *o;
+	char names[256];
+	size_t used = 0;
+	int n = 0, missing = 0;
+
+	for (o = a->verb->opts; o && o->name; o++) {
+		if (!o->required)
+			continue;
+		n++;
+		/* an empty value is no value (--namespace "") */
+		missing |= !ctl_flag(a, o->name) || (o->arg && !*ctl_arg(a, o->name));
+	}
+	if (!missing)
+		return 0;
+	names[0] = '\0';
+	for (o = a->verb->opts; o && o->name && used < sizeof(names); o++) {
+		if (!o->required)
+			continue;
+		n--;
+		used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
+					 !used ? "" : n ? ", " : " and ", o->name);
+	}
+	return ctl_usage(a, "%s %s required", names, strchr(names, ' ') ? "are" : "is");
+}
+
 static void verbs_text(const struct ctl_object *o, char *buf, size_t size)
 {
 	size_t used = 0;
@@ -276,5 +305,5 @@ int ctl_parse(int argc, char **argv, struct ctl_globals *g, struct ctl_args *a)
 		verbs_text(a->obj, verbs, sizeof(verbs));
 		return ctl_usage(a, "which verb? (%s)", verbs);
 	}
-	return early_flags(early, n_early, a);
+	return early_flags(early, n_early, a) ?: required_opts(a);
 }

@@ -18,6 +18,7 @@ struct ctl_opt {
 	const char *alias;	/* "-b", "--ips"; NULL if none */
 	const char *arg;	/* the value's name ("NS/NAME"); NULL: a flag */
 	const char *help;	/* one line */
+	bool required;		/* the parser refuses the verb without it */
 };
 
 struct ctl_verb {

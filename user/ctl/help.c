@@ -33,13 +33,14 @@ const char *ctl_verb_synopsis(const struct ctl_object *o, const struct ctl_verb 
 		used = append(buf, size, used, v->pos);
 	}
 	for (const struct ctl_opt *p = v->opts; p && p->name; p++) {
-		used = append(buf, size, used, " [");
+		used = append(buf, size, used, p->required ? " " : " [");
 		used = append(buf, size, used, p->alias && p->alias[1] != '-' ? p->alias : p->name);
 		if (p->arg) {
 			used = append(buf, size, used, " ");
 			used = append(buf, size, used, p->arg);
 		}
-		used = append(buf, size, used, "]");
+		if (!p->required)
+			used = append(buf, size, used, "]");
 	}
 	return buf;
 }
@@ -58,7 +59,7 @@ static void print_opts(FILE *f, const struct ctl_opt *opts, const char *indent)
 		else
 			snprintf(head, sizeof(head), "%s%s%s", p->name, p->arg ? " " : "",
 				 p->arg ? p->arg : "");
-		fprintf(f, "%s%-24s %s\n", indent, head, p->help);
+		fprintf(f, "%s%-24s %s%s\n", indent, head, p->help, p->required ? " (required)" : "");
 	}
 }
 

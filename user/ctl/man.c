@@ -40,7 +40,7 @@ static void opt_list(FILE *f, const struct ctl_opt *o)
 		}
 		fputs("\n", f);
 		roff(f, o->help);
-		fputs("\n", f);
+		fputs(o->required ? " (required)\n" : "\n", f);
 	}
 }
 
