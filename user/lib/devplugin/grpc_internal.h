@@ -117,10 +117,11 @@ struct dp_server {
 /* health.c: published at every housekeeping pass */
 void dp_health_publish(struct dp_server *s);
 
+/* clock.c: monotonic seconds; a gRPC deadline ms from now */
 double dp_now(void);
 gpr_timespec dp_deadline_ms(long ms);
 
-/* protobuf-c <-> gRPC byte buffers */
+/* protobuf.c: protobuf-c <-> gRPC byte buffers */
 grpc_byte_buffer *dp_pb_pack(const ProtobufCMessage *msg);
 ProtobufCMessage *dp_pb_unpack(const ProtobufCMessageDescriptor *d, grpc_byte_buffer *bb);
 

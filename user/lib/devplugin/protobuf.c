@@ -1,24 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* protobuf-c messages in and out of gRPC byte buffers, and the clocks the
- * thread uses. gRPC frames the messages; protobuf-c encodes them. */
-#include <time.h>
+/* protobuf-c messages in and out of gRPC byte buffers. gRPC frames the
+ * messages; protobuf-c encodes them. */
 #include <grpc/byte_buffer_reader.h>
-#include <grpc/support/time.h>
 
 #include "devplugin/grpc_internal.h"
-
-double dp_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-gpr_timespec dp_deadline_ms(long ms)
-{
-	return gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_millis(ms, GPR_TIMESPAN));
-}
 
 grpc_byte_buffer *dp_pb_pack(const ProtobufCMessage *msg)
 {
