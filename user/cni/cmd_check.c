@@ -12,7 +12,7 @@
 #include "attachment.h"
 #include "cmd.h"
 #include "vf.h"
-#include "datapath.h"
+#include "pod_datapath.h"
 #include "link.h"
 #include "log.h"
 #include "master_pick.h"

@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "datapath.h"
 #include "fault.h"
 #include "log.h"
 #include "node.h"
+#include "pod_datapath.h"
 #include "prev_result.h"
 #include "record.h"
 #include "teardown.h"

@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "datapath.h"
 #include "log.h"
 #include "master_pick.h"
 #include "node.h"
+#include "pod_datapath.h"
 
 /* 0 if some pool of the list has a free address. */
 static int family_has_room(struct cni_req *r, struct rn_ipam *ipam, const char *const *pools,

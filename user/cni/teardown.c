@@ -3,13 +3,13 @@
 #include <string.h>
 #include <netlink/socket.h>
 
-#include "datapath.h"
 #include "addr.h"
 #include "fault.h"
 #include "link.h"
 #include "link_delete.h"
 #include "log.h"
 #include "netns.h"
+#include "pod_datapath.h"
 #include "record.h"
 #include "routing.h"
 #include "teardown.h"

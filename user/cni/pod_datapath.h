@@ -3,8 +3,8 @@
  * master, DSCP; IP-keyed for ipvlan, whose children share the master's
  * MAC). Without the agent's maps the attachment still works, unaccounted:
  * STATUS says so. */
-#ifndef RDMANET_CNI_DATAPATH_H
-#define RDMANET_CNI_DATAPATH_H
+#ifndef RDMANET_CNI_POD_DATAPATH_H
+#define RDMANET_CNI_POD_DATAPATH_H
 
 #include <stdbool.h>
 

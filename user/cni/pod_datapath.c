@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "datapath.h"
+#include "pod_datapath.h"
 #include "datapath/datapath.h"
 #include "datapath/pod_prog.h"
 #include "netns.h"
