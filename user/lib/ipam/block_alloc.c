@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <jansson.h>
 
+#include "ipam/block_adopt.h"
 #include "ipam/block_alloc.h"
 #include "ipam/pool_set.h"
 #include "write_all.h"
@@ -37,6 +38,10 @@ struct rn_block_alloc {
 		long long since_ms;
 	} *empty;
 	unsigned int n_empty;
+	/* the agent's: pools whose per-allocation addresses it has adopted
+	 * (block_adopt.h), once per pool and handle */
+	char (*adopted)[RN_POOL_NAME_MAX];
+	unsigned int n_adopted;
 };
 
 static void view_free(struct view *v)
@@ -251,6 +256,7 @@ void rn_block_alloc_close(struct rn_block_alloc *ba)
 	if (ba->lock_fd >= 0)
 		close(ba->lock_fd);
 	free(ba->empty);
+	free(ba->adopted);
 	free(ba);
 }
 
@@ -462,6 +468,44 @@ static long long empty_for(struct rn_block_alloc *ba, const struct rn_block *b, 
 	return 0;
 }
 
+/* Pool p's live per-allocation addresses that can become this node's
+ * blocks (a pool switched to blocks), once per pool and handle. Returns
+ * how many were adopted; the view then holds their blocks. */
+static int adopt(struct rn_block_alloc *ba, struct view *v, const struct rn_pool *p,
+		 struct rn_error *e)
+{
+	struct rn_alloc_plan plan = { .n_families = 1 };
+	char (*grown)[RN_POOL_NAME_MAX];
+	struct rn_block *blocks;
+	int n, err;
+
+	for (unsigned int i = 0; i < ba->n_adopted; i++)
+		if (!strcmp(ba->adopted[i], p->name))
+			return 0;
+	plan.fam[0].family = rn_pool_family(p);
+	plan.fam[0].n = 1;
+	plan.fam[0].pools[0] = p;
+	err = local_pools(ba, &plan, e);
+	n = err ? err : rn_block_adopt(ba->c, ba->st.prefix, ba->node, &v->lease, p, ba->local, e);
+	if (n < 0)
+		return n;
+	grown = realloc(ba->adopted, (ba->n_adopted + 1) * sizeof(*grown));
+	if (!grown)
+		return rn_fail(e, -ENOMEM, "ipam: out of memory");
+	ba->adopted = grown;
+	snprintf(ba->adopted[ba->n_adopted++], RN_POOL_NAME_MAX, "%s", p->name);
+	if (!n)
+		return 0;
+	err = rn_block_list(ba->c, ba->st.prefix, ba->node, &v->lease, NULL, &blocks, e);
+	if (err < 0)
+		return err;
+	free(v->blocks);
+	v->blocks = blocks;
+	v->n = err;
+	err = view_write(ba, v, e);
+	return err ? err : n;
+}
+
 int rn_block_alloc_tick(struct rn_block_alloc *ba, const struct rn_pool *pools, unsigned int n,
 			const struct rn_block_tick *t, struct rn_error *e)
 {
@@ -477,6 +521,14 @@ int rn_block_alloc_tick(struct rn_block_alloc *ba, const struct rn_pool *pools, 
 	err = view_renew(ba, &v, e);
 	if (!err)
 		err = view_write(ba, &v, e);
+	for (unsigned int k = 0; !err && k < n; k++) {
+		int got = adopt(ba, &v, &pools[k], e);
+
+		if (got < 0)
+			err = got;
+		else
+			changed += got;
+	}
 	n_allocs = err ? 0 : ba->local->ops->list(ba->local, &all, &allocs, e);
 	if (n_allocs < 0)
 		err = n_allocs;

@@ -29,7 +29,7 @@ static void key_blocks(char *out, const char *prefix, const char *pool)
 		 pool ? "/" : "");
 }
 
-static void key_block(char *out, const char *prefix, const char *pool, int family, rn_u128 base)
+void rn_block_key(char *out, const char *prefix, const char *pool, int family, rn_u128 base)
 {
 	char hex[33];
 	struct rn_addr a;
@@ -316,7 +316,7 @@ int rn_block_claim(struct rn_etcd *c, const char *prefix, const char *node,
 				      p->name, p->block);
 			break;
 		}
-		key_block(key, prefix, p->name, family, cur);
+		rn_block_key(key, prefix, p->name, family, cur);
 		snprintf(value, sizeof(value), "{\"node\":\"%s\",\"lease\":\"%lld\",\"len\":%u}",
 			 node, l->id, p->block);
 		err = rn_etcd_txn(c, json_pack("[o]", rn_etcd_cmp_create(key, 0)),
@@ -387,7 +387,7 @@ int rn_block_owned(struct rn_etcd *c, const char *prefix, const char *node,
 	bool mine;
 	int err;
 
-	key_block(key, prefix, b->pool, b->family, b->base);
+	rn_block_key(key, prefix, b->pool, b->family, b->base);
 	if (rn_etcd_expired(c))
 		rn_etcd_deadline(c);
 	err = rn_etcd_get(c, key, NULL, 0, false, false, &r, e);
@@ -407,7 +407,7 @@ int rn_block_release(struct rn_etcd *c, const char *prefix, const struct rn_bloc
 	bool ok;
 	int err;
 
-	key_block(key, prefix, b->pool, b->family, b->base);
+	rn_block_key(key, prefix, b->pool, b->family, b->base);
 	rn_etcd_deadline(c);
 	err = rn_etcd_txn(c, json_pack("[o]", rn_etcd_cmp_mod(key, b->mod_revision)),
 			  json_pack("[o]", rn_etcd_op_delete(key, NULL)), NULL, &ok, NULL, 0, e);

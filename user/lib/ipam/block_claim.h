@@ -82,6 +82,9 @@ int rn_block_owned(struct rn_etcd *c, const char *prefix, const char *node,
 int rn_block_release(struct rn_etcd *c, const char *prefix, const struct rn_block *b,
 		     struct rn_error *e);
 
+/* The block's key: P/blocks/<pool>/<hex base> (RN_ETCD_KEY_MAX bytes). */
+void rn_block_key(char *out, const char *prefix, const char *pool, int family, rn_u128 base);
+
 /* Addresses of the block: [base, base + 2^(bits - len) - 1]. */
 rn_u128 rn_block_last(int family, rn_u128 base, unsigned int len);
 
