@@ -13,6 +13,7 @@
 #include "../maps/pod_ctr.h"
 #include "../maps/pod_dev.h"
 #include "../maps/pod_reasons.h"
+#include "../maps/pod_jmp.h"
 
 static __always_inline void rn_count_refused(__u32 slot, int reason, int cls, __u32 segs,
 					     int drop)
@@ -85,6 +86,17 @@ int rn_pod_egress(struct __sk_buff *skb)
 		return RN_TC_ACT_OK;
 	rn_count_refused(slot, reason, cls, skb->gso_segs ?: 1, m->policy == RN_POLICY_ENFORCE);
 	return m->policy == RN_POLICY_ENFORCE ? RN_TC_ACT_SHOT : RN_TC_ACT_OK;
+}
+
+/* What a clsact filter carries (maps/pod_jmp.h): the agent's current
+ * rn_pod_egress, by tail call. With the slot empty (no agent ever filled
+ * it, or its pin was removed) the frame goes on unpoliced by this program;
+ * the master's programs still police what crosses the wire. */
+SEC("tc")
+int rn_pod_egress_clsact(struct __sk_buff *skb)
+{
+	bpf_tail_call(skb, &rn_pod_jmp_v1, 0);
+	return RN_TC_ACT_OK;
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -96,10 +96,11 @@ guard_on
 guarded_prog ga && guarded_prog gb || fail "the guarded pair carries no per-pod program"
 ! guarded_prog ua && ! guarded_prog ub || fail "the unguarded pair carries the per-pod program"
 iperf() {	# iperf CLIENT SERVER SERVER_IP: bits per second of one run
-	cni_in "$2" iperf3 -s -1 -B "$3" >/dev/null 2>&1 &
+	# a client that never connects must not leave the one-off server waiting
+	cni_in "$2" timeout $((SECS + 15)) iperf3 -s -1 -B "$3" >/dev/null 2>&1 &
 	local srv=$!
 	sleep 0.3
-	cni_in "$1" iperf3 -c "$3" -t "$SECS" -J 2>>"$CNI_TMP/iperf.err" |
+	cni_in "$1" timeout $((SECS + 10)) iperf3 -c "$3" -t "$SECS" -J 2>>"$CNI_TMP/iperf.err" |
 		jq ".end.sum_received.bits_per_second // empty"
 	wait $srv 2>/dev/null
 }

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # The per-pod program as a clsact filter (kernels without tcx, or a master
 # whose tc_mode says clsact): the CNI plugin creates the clsact qdisc in the
-# pod's netns and puts rn_pod_egress on its egress over netlink; it polices
-# the same; no tcx link is pinned; DEL leaves nothing.
+# pod's netns and puts rn_pod_egress on its egress over netlink (a tail call
+# through rn_pod_jmp_v1); it polices the same; an agent upgrade moves the pod
+# to the new build's program; no tcx link is pinned; DEL leaves nothing.
 . "$RN_SRC/selftests/lib/tap.sh"
 . "$RN_SRC/selftests/cni/lib.sh"
 trap cni_topo_down EXIT
@@ -30,6 +31,38 @@ check_eq "a gratuitous ARP for the gateway is refused and counted (ARP claim)" \
 	"$(bpftool -j map lookup pinned "$CNI_PIN/rn_pod_rsn_v1" key "$slot" 0 0 0 |
 	   jq '[.formatted.values[].value.denied[2]] | add')" 1
 check "own traffic passes" cni_in a ping -q -c1 -W2 10.81.0.254
+
+# an upgrade (build/variant: programs with another kernel tag) moves the
+# pod: the filter keeps its program, a tail call through rn_pod_jmp_v1,
+# whose entry the new agent points at its rn_pod_egress
+filter_prog() {
+	cni_in a bpftool -j net show dev net1 |
+		jq -r '.[0].tc[] | select(.kind == "clsact/egress") | .prog_id'
+}
+jmp_prog() {	# the program id in the array's slot 0 (raw bytes, little-endian)
+	bpftool -j map dump pinned "$CNI_PIN/rn_pod_jmp_v1" |
+		jq -r '[.[0].value[] | ltrimstr("0x")] | reverse | join("")' | xargs -I{} printf '%d\n' 0x{}
+}
+pinned_prog() { bpftool -j prog show pinned "$CNI_PIN/rn_pod_egress" | jq -r .id; }
+check "the tail call goes to the pinned rn_pod_egress" test "$(jmp_prog)" = "$(pinned_prog)"
+filter0=$(filter_prog) jmp0=$(jmp_prog)
+NEW=$RN_BUILD/variant/bin/rdmanetd
+if [ -x "$NEW" ]; then
+	cni_agent_stop
+	nsenter --net=/run/netns/"$CNI_NODE" "$NEW" --config "$CNI_CONFIG" >>"$CNI_TMP/agent.log" 2>&1 &
+	CNI_AGENT_PID=$!
+	moved() { grep -q 'pods with a clsact filter moved' "$CNI_TMP/agent.log"; }
+	check "the new rdmanetd moves the clsact pods" cni_wait "$CNI_AGENT_PID" moved
+	check "the tail call now goes to the new build's program" \
+		test "$(jmp_prog)" != "$jmp0" -a "$(jmp_prog)" = "$(pinned_prog)"
+	check_eq "the pod's filter is the same" "$(filter_prog)" "$filter0"
+	$CRAFT net1 arp op=2 spa=10.81.0.254 tpa=10.81.0.254
+	check_eq "still refused, counted on" \
+		"$(bpftool -j map lookup pinned "$CNI_PIN/rn_pod_rsn_v1" key "$slot" 0 0 0 |
+		   jq '[.formatted.values[].value.denied[2]] | add')" 2
+else
+	tap_skip "clsact pods across an upgrade" "build/variant/bin/rdmanetd not built"
+fi
 cni_run DEL "$CNI_TMP/rail.json" c-a net1 "$ns"
 cni_check_ok "DEL pod a"
 check_eq "nothing left in the pod" "$(cni_pod_leftovers a)" ""

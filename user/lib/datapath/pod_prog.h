@@ -6,7 +6,9 @@
  * netlink only (it does not link libbpf: map_syscall.h). A tcx link is
  * pinned as links/pod_<slot>, so it outlives the plugin; an agent of a
  * newer build swaps its program in place (bpf link update), so pods
- * attached before an upgrade run the new code. */
+ * attached before an upgrade run the new code. A clsact filter (kernels
+ * without tcx) carries rn_pod_egress_clsact instead, which tail-calls the
+ * program the agent put in rn_pod_jmp_v1: those pods move with that entry. */
 #ifndef RDMANET_POD_PROG_H
 #define RDMANET_POD_PROG_H
 
@@ -20,10 +22,15 @@
 #define RN_POD_PROG_PIN "rn_pod_egress"
 #define RN_POD_DEV_MAP "rn_pod_dev_v1"
 #define RN_POD_REASONS_MAP "rn_pod_rsn_v1"
+/* what a clsact filter carries: a tail call to the program in
+ * rn_pod_jmp_v1 (maps/pod_jmp.h), which each agent points at its build's */
+#define RN_POD_CLSACT_PROG_PIN "rn_pod_egress_clsact"
+#define RN_POD_JMP_MAP "rn_pod_jmp_v1"
 
 /* rdmanetd: loads this build's program (creating its maps), pins it unless
- * the pinned one is this build's, and moves every pinned pod link to it.
- * Returns the number of pod links moved, or a negative errno. */
+ * the pinned one is this build's, moves every pinned pod link to it and
+ * points rn_pod_jmp_v1 (the clsact pods) at it. Returns the number of pod
+ * links moved, or a negative errno. */
 int rn_pod_prog_install(const char *pin_dir, unsigned int max_pods, struct rn_error *e);
 /* Whether an agent has pinned a per-pod program under pin_dir. */
 bool rn_pod_prog_is_pinned(const char *pin_dir);

@@ -60,24 +60,16 @@ static int obj_get_pinned(const char *pin_dir, const char *name)
 	return rn_bpf_obj_get(path);
 }
 
-/* Detaches and unpins a pinned tcx link; nothing pinned is not an error. */
+/* Unpins a pinned tcx link; nothing pinned is not an error. The pin is
+ * the link's only reference: the kernel releases it from a workqueue,
+ * detaching it there. An explicit BPF_LINK_DETACH would wait in DEL (or in
+ * an ADD's rollback) for the RCU grace period tcx takes on every detach,
+ * and the interface is deleted right after anyway. */
 static int link_unpin(const char *path)
 {
-	union bpf_attr a;
-	int fd = rn_bpf_obj_get(path), rc = 0;
-
-	if (fd < 0)
-		return fd == -ENOENT ? 0 : fd;
-	memset(&a, 0, sizeof(a));
-	a.link_detach.link_fd = fd;
-	/* a link whose device went away is detached already */
-	rc = rn_sys_bpf(BPF_LINK_DETACH, &a);
-	if (rc == -ENOLINK || rc == -EINVAL)
-		rc = 0;
-	close(fd);
-	if (unlink(path) && errno != ENOENT && !rc)
-		rc = -errno;
-	return rc;
+	if (unlink(path) && errno != ENOENT)
+		return -errno;
+	return 0;
 }
 
 /* tcx, first in the chain (BPF_F_BEFORE, no anchor), pinned at path. */
@@ -281,7 +273,13 @@ int rn_pod_prog_attach(const char *pin_dir, struct nl_sock *nl, int ifindex, __u
 	if (!rc) {
 		*how = RN_POD_ATTACH_TCX;
 	} else if (mode != RN_TC_MODE_TCX) {
-		rc = clsact_attach(nl, prog, ifindex);
+		/* the tail call that follows the agent's upgrades, where the
+		 * agent pinned one (an older agent did not: its program then) */
+		int stub = obj_get_pinned(pin_dir, RN_POD_CLSACT_PROG_PIN);
+
+		rc = clsact_attach(nl, stub >= 0 ? stub : prog, ifindex);
+		if (stub >= 0)
+			close(stub);
 		if (!rc)
 			*how = RN_POD_ATTACH_CLSACT;
 		else

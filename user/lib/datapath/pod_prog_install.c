@@ -92,18 +92,50 @@ static int links_move(const char *pin_dir, int prog_fd, __u32 prog_id)
 	return moved;
 }
 
+/* The program at pin_name if it is this build's fd_new (same tag), else
+ * fd_new pinned there in its place. Returns the fd to use (the pinned one
+ * or fd_new), or a negative errno. */
+static int pin_this_build(const char *pin_dir, const char *pin_name, int fd_new)
+{
+	struct rn_prog_tag want;
+	char path[PATH_MAX];
+	int same, err;
+
+	if (rn_pin_path(path, sizeof(path), pin_dir, pin_name))
+		return -ENAMETOOLONG;
+	err = rn_prog_tag_of_fd(fd_new, &want);
+	if (err)
+		return err;
+	same = pinned_if_same(path, &want);
+	if (same >= 0)
+		return same;
+	err = pin_replace(fd_new, path);
+	return err ? err : fd_new;
+}
+
+/* Points the clsact pods' tail call at prog_fd; says so when it moved
+ * them from another program. */
+static int jmp_point(int jmp_fd, int prog_fd, __u32 prog_id)
+{
+	__u32 zero = 0, cur = 0;
+
+	if (!bpf_map_lookup_elem(jmp_fd, &zero, &cur) && cur == prog_id)
+		return 0;
+	if (bpf_map_update_elem(jmp_fd, &zero, &prog_fd, BPF_ANY))
+		return -errno;
+	if (cur)
+		rn_info("pods with a clsact filter moved to this build's %s", RN_POD_PROG_NAME);
+	return 0;
+}
+
 int rn_pod_prog_install(const char *pin_dir, unsigned int max_pods, struct rn_error *e)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = pin_dir);
 	struct bpf_prog_info info;
 	__u32 len = sizeof(info);
-	struct rn_prog_tag want;
-	char path[PATH_MAX];
 	struct pod_egress *skel;
-	int err, fd, moved;
+	int err, fd, stub, moved = 0;
 
-	if (rn_pin_path(path, sizeof(path), pin_dir, RN_POD_PROG_PIN))
-		return rn_fail(e, -ENAMETOOLONG, "pin dir %s: path too long", pin_dir);
 	skel = pod_egress__open_opts(&opts);
 	if (!skel)
 		return rn_fail(e, -errno, "open pod_egress object: %s", strerror(errno));
@@ -115,30 +147,34 @@ int rn_pod_prog_install(const char *pin_dir, unsigned int max_pods, struct rn_er
 			       "bpf_get_netns_cookie in tc, Linux 6.15)", RN_POD_PROG_NAME,
 			       strerror(-err));
 	}
-	fd = bpf_program__fd(skel->progs.rn_pod_egress);
-	err = rn_prog_tag_of_fd(fd, &want);
-	if (!err) {
-		int same = pinned_if_same(path, &want);
-
-		if (same >= 0) {
-			/* links of an agent that died mid-upgrade still move */
-			pod_egress__destroy(skel);
-			skel = NULL;
-			fd = same;
-		} else {
-			err = pin_replace(fd, path);
-		}
+	/* links of an agent that died mid-upgrade still move */
+	fd = pin_this_build(pin_dir, RN_POD_PROG_PIN, bpf_program__fd(skel->progs.rn_pod_egress));
+	if (fd < 0) {
+		pod_egress__destroy(skel);
+		return rn_fail(e, fd, "pin %s/%s: %s", pin_dir, RN_POD_PROG_PIN, strerror(-fd));
 	}
 	memset(&info, 0, sizeof(info));
+	err = bpf_prog_get_info_by_fd(fd, &info, &len) ? -errno : 0;
 	if (!err)
-		err = bpf_prog_get_info_by_fd(fd, &info, &len) ? -errno : 0;
-	moved = err ? 0 : links_move(pin_dir, fd, info.id);
-	if (skel)
-		pod_egress__destroy(skel);
-	else
-		close(fd);
+		err = jmp_point(bpf_map__fd(skel->maps.rn_pod_jmp_v1), fd, info.id);
 	if (err)
-		return rn_fail(e, err, "pin %s: %s", path, strerror(-err));
+		rn_fail(e, err, "%s: %s", RN_POD_JMP_MAP, strerror(-err));
+	if (!err) {
+		stub = pin_this_build(pin_dir, RN_POD_CLSACT_PROG_PIN,
+				      bpf_program__fd(skel->progs.rn_pod_egress_clsact));
+		if (stub < 0)
+			err = rn_fail(e, stub, "pin %s/%s: %s", pin_dir, RN_POD_CLSACT_PROG_PIN,
+				      strerror(-stub));
+		else if (stub != bpf_program__fd(skel->progs.rn_pod_egress_clsact))
+			close(stub);
+	}
+	if (!err)
+		moved = links_move(pin_dir, fd, info.id);
+	if (fd != bpf_program__fd(skel->progs.rn_pod_egress))
+		close(fd);
+	pod_egress__destroy(skel);
+	if (err)
+		return err;
 	if (moved > 0)
 		rn_info("%d pod(s) moved to this build's %s", moved, RN_POD_PROG_NAME);
 	return moved < 0 ? 0 : moved;
@@ -167,5 +203,7 @@ void rn_pod_prog_uninstall(const char *pin_dir)
 		closedir(d);
 	}
 	if (!rn_pin_path(path, sizeof(path), pin_dir, RN_POD_PROG_PIN))
+		unlink(path);
+	if (!rn_pin_path(path, sizeof(path), pin_dir, RN_POD_CLSACT_PROG_PIN))
 		unlink(path);
 }
