@@ -43,9 +43,9 @@ struct dp_call {
 	grpc_slice status_details;
 	int cancelled;
 	int refs;			/* batches outstanding + 1 while open */
-	bool is_law;
+	bool is_list_and_watch;
 	bool send_busy, dirty, closed;
-	struct dp_call *next;		/* res->law list */
+	struct dp_call *next;		/* res->watchers list */
 };
 
 enum dp_srv_state { DP_SRV_DOWN, DP_SRV_UP, DP_SRV_STOPPING };
@@ -66,7 +66,7 @@ struct dp_res {
 	grpc_server *server;
 	enum dp_srv_state state;
 	struct dp_tag shutdown_tag;
-	struct dp_call *law;		/* open ListAndWatch streams */
+	struct dp_call *watchers;	/* open ListAndWatch streams */
 	unsigned long long served;	/* times served (re-serves after deletion) */
 	double serve_retry_at;
 	/* Register with kubelet.sock (not in watcher mode) */
@@ -134,9 +134,9 @@ void dp_call_unref(struct dp_call *c);
 grpc_status_code dp_rpc_unary(struct dp_res *r, const char *method, grpc_byte_buffer *req,
 			      grpc_byte_buffer **resp, char *err, size_t err_size);
 /* list_and_watch.c: ListAndWatch */
-void dp_law_start(struct dp_call *c);
-void dp_law_push(struct dp_res *r);	/* the view changed: send the whole list */
-grpc_byte_buffer *dp_law_list(const struct dp_res *r);
+void dp_list_and_watch_start(struct dp_call *c);
+void dp_list_and_watch_push(struct dp_res *r);	/* the view changed: send the whole list */
+grpc_byte_buffer *dp_list_and_watch_message(const struct dp_res *r);
 
 /* register.c: Register with kubelet.sock, asynchronously */
 void dp_register_start(struct dp_res *r);

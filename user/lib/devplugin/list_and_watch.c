@@ -13,7 +13,7 @@
 #define HEALTHY "Healthy"
 #define UNHEALTHY "Unhealthy"
 
-grpc_byte_buffer *dp_law_list(const struct dp_res *r)
+grpc_byte_buffer *dp_list_and_watch_message(const struct dp_res *r)
 {
 	const struct rn_dp_view *v = &r->view;
 	V1beta1__ListAndWatchResponse out = V1BETA1__LIST_AND_WATCH_RESPONSE__INIT;
@@ -93,7 +93,7 @@ static void send_list(struct dp_call *c)
 	grpc_op op = { 0 };
 
 	c->dirty = false;
-	c->send_buf = dp_law_list(c->res);
+	c->send_buf = dp_list_and_watch_message(c->res);
 	if (!c->send_buf) {
 		rn_err("device plugin %s: out of memory building the device list",
 		       c->res->view.resource);
@@ -113,17 +113,17 @@ static void send_list(struct dp_call *c)
 	}
 }
 
-void dp_law_start(struct dp_call *c)
+void dp_list_and_watch_start(struct dp_call *c)
 {
-	c->next = c->res->law;
-	c->res->law = c;
+	c->next = c->res->watchers;
+	c->res->watchers = c;
 	rn_debug("device plugin %s: ListAndWatch stream opened", c->res->view.resource);
 	send_list(c);
 }
 
-void dp_law_push(struct dp_res *r)
+void dp_list_and_watch_push(struct dp_res *r)
 {
-	for (struct dp_call *c = r->law; c; c = c->next) {
+	for (struct dp_call *c = r->watchers; c; c = c->next) {
 		if (c->send_busy)
 			c->dirty = true;
 		else

@@ -103,7 +103,7 @@ void dp_reload(struct dp_server *s)
 		rn_dp_view_free(&r->view);
 		r->view = v;
 		if (push)
-			dp_law_push(r);
+			dp_list_and_watch_push(r);
 	}
 	if (s->have_model)
 		rn_rdma_model_free(&s->model);

@@ -14,7 +14,7 @@
 #include "devplugin/grpc_internal.h"
 #include "log.h"
 
-#define LAW_METHOD "/v1beta1.DevicePlugin/ListAndWatch"
+#define LIST_AND_WATCH_METHOD "/v1beta1.DevicePlugin/ListAndWatch"
 
 static void request_next(struct dp_res *r);
 
@@ -82,12 +82,12 @@ static void received(struct dp_tag *t, bool ok)
 
 	dp_call_unref(c);	/* the batch */
 	if (!ok || c->closed) {
-		if (!c->is_law)
+		if (!c->is_list_and_watch)
 			dp_call_unref(c);	/* nothing to answer */
 		return;
 	}
-	if (c->is_law)
-		dp_law_start(c);
+	if (c->is_list_and_watch)
+		dp_list_and_watch_start(c);
 	else
 		unary_answer(c);
 }
@@ -98,8 +98,8 @@ static void closed(struct dp_tag *t, bool ok)
 
 	(void)ok;
 	c->closed = true;
-	if (c->is_law) {
-		struct dp_call **pp = &c->res->law;
+	if (c->is_list_and_watch) {
+		struct dp_call **pp = &c->res->watchers;
 
 		while (*pp && *pp != c)
 			pp = &(*pp)->next;
@@ -125,7 +125,7 @@ static void requested(struct dp_tag *t, bool ok)
 	}
 	if (r->state == DP_SRV_UP && r->server == c->server)
 		request_next(r);
-	c->is_law = grpc_slice_str_cmp(c->details.method, LAW_METHOD) == 0;
+	c->is_list_and_watch = grpc_slice_str_cmp(c->details.method, LIST_AND_WATCH_METHOD) == 0;
 	c->refs = 1;		/* open: released when answered (unary) or closed (stream) */
 
 	close_op.op = GRPC_OP_RECV_CLOSE_ON_SERVER;
@@ -145,7 +145,7 @@ static void requested(struct dp_tag *t, bool ok)
 	if (grpc_call_start_batch(c->call, ops, 2, &c->recv_tag, NULL) != GRPC_CALL_OK) {
 		c->refs--;
 		grpc_call_cancel(c->call, NULL);	/* close_tag fires and releases */
-		if (!c->is_law)
+		if (!c->is_list_and_watch)
 			dp_call_unref(c);
 	}
 }
