@@ -239,63 +239,76 @@ static void health_beat(const char *path, struct rn_health *h, const struct rn_c
 	rn_health_write(path, h);
 }
 
-static int run(struct rn_config *c, struct rn_config_watch *w, const char *publish,
-	       const char *health_file, bool pin_dir_cli, bool cluster, int once)
+/* The pin dir ready, the agent's lock on it (returned, -1 on failure) and
+ * the maps open in m, created where none are pinned. */
+static int open_pin_dir(const struct rn_config *c, struct rn_maps *m)
 {
-	struct fixed fx = { .pin_dir_cli = pin_dir_cli, .cluster = cluster };
 	struct rn_error e = { 0 };
-	struct sigaction sa = { .sa_handler = on_signal };
-	struct rn_dp_server *dp = NULL;
-	struct rn_maps m;
-	bool pod_prog_later;
-	int lock, n;
+	int lock;
 
-	snprintf(fx.pin_dir, sizeof(fx.pin_dir), "%s", c->bpf.pin_dir);
-	fx.max_pods = c->bpf.max_pods;
 	if (rn_pin_dir_prepare(c->bpf.pin_dir, &e)) {
 		rn_err("%s", e.msg);
-		return 1;
+		return -1;
 	}
 	lock = rn_pin_lock_agent(c->bpf.pin_dir, &e);
 	if (lock < 0) {
 		rn_err("%s", e.msg);
-		return 1;
+		return -1;
 	}
 	/* before anything is created or attached: the old layout's programs
 	 * keep running, untouched, until the operator acts on the message */
 	if (rn_maps_layout_check(c->bpf.pin_dir, &e)) {
 		rn_err("%s", e.msg);
 		rn_pin_unlock(lock);
-		return 1;
+		return -1;
 	}
 	/* a restart finds every map pinned: creating them would load a BPF
 	 * object (and parse the kernel's BTF) for nothing */
-	if (rn_maps_open(&m, c->bpf.pin_dir, NULL) &&
+	if (rn_maps_open(m, c->bpf.pin_dir, NULL) &&
 	    (rn_maps_create(c->bpf.pin_dir, c->bpf.max_pods, &e) ||
-	     rn_maps_open(&m, c->bpf.pin_dir, &e))) {
+	     rn_maps_open(m, c->bpf.pin_dir, &e))) {
 		rn_err("%s", e.msg);
 		rn_pin_unlock(lock);
-		return 1;
+		return -1;
 	}
-	/* the first start: the per-pod program is pinned before any master
-	 * is attached, so no pod the CNI plugin adds meanwhile goes without */
-	pod_prog_later = rn_pod_prog_is_pinned(c->bpf.pin_dir);
-	if (!pod_prog_later && rn_pod_prog_install(c->bpf.pin_dir, m.max_pods, &e) < 0)
+	return lock;
+}
+
+static void install_pod_prog(const struct rn_config *c, const struct rn_maps *m)
+{
+	struct rn_error e = { 0 };
+
+	if (rn_pod_prog_install(c->bpf.pin_dir, m->max_pods, &e) < 0)
 		rn_warn("%s: new pods get no per-pod program (the master's programs police "
 			"alone)", e.msg);
-	n = rn_masters_reconcile_counted(c, &m, &health.masters_wanted);
+}
+
+/* The masters' programs, and the per-pod program before them on the first
+ * start (no pod the CNI plugin adds meanwhile goes without), after them on
+ * a restart or an upgrade (loading it must not delay their upgrade; pods
+ * attached by another build move to this one's). */
+static void attach_programs(struct rn_config *c, const struct rn_maps *m)
+{
+	bool pod_prog_later = rn_pod_prog_is_pinned(c->bpf.pin_dir);
+	int n;
+
+	if (!pod_prog_later)
+		install_pod_prog(c, m);
+	n = rn_masters_reconcile_counted(c, m, &health.masters_wanted);
 	health.masters_attached = n;
 	if (n == 0)
 		rn_warn("no master is attached (configured: %d; with none configured, RoCE netdevs "
 			"are discovered from /sys/class/infiniband)", c->n_masters);
 	else
 		rn_info("%d master(s) attached, pins under %s", n, c->bpf.pin_dir);
-	/* a restart or an upgrade: the per-pod program after the masters
-	 * (loading it must not delay their upgrade); pods attached by another
-	 * build move to this one's */
-	if (pod_prog_later && rn_pod_prog_install(c->bpf.pin_dir, m.max_pods, &e) < 0)
-		rn_warn("%s: new pods get no per-pod program (the master's programs police "
-			"alone)", e.msg);
+	if (pod_prog_later)
+		install_pod_prog(c, m);
+}
+
+/* The first pass of everything the tick repeats, and the config published. */
+static void start_services(struct rn_config *c, const struct rn_config_watch *w,
+			   const char *publish)
+{
 	rn_sriov_agent_start(c);
 	rn_sriov_agent_tick(c);
 	rn_rdma_agent_tick(c);
@@ -308,54 +321,99 @@ static int run(struct rn_config *c, struct rn_config_watch *w, const char *publi
 	 * binary's and libraries' read-only segments that only start-up used
 	 * (those in use come back on their next access) */
 	rn_mem_trim();
+}
 
-	if (!once)
-		rn_info("config: following %s%s", w->path, w->fd >= 0 ?
-			" (inotify on its directory)" : "");
+struct loop {
+	struct rn_config *c;
+	struct rn_config_watch *w;
+	const struct fixed *fx;
+	const char *publish, *health_file;
+	const struct rn_maps *m;
+	struct rn_dp_server *dp;
+};
+
+static void reload_if_changed(struct loop *l)
+{
+	char *text = rn_config_watch_changed(l->w);
+
+	if (text)
+		reload(l->c, l->fx, l->w->path, text, l->publish, l->m, &l->dp);
+	free(text);
+}
+
+/* Until the tick, unless the config changes first (then reloaded); the
+ * health file is rewritten at every wake-up, at least every beat. */
+static void wait_for_tick(struct loop *l, long long tick)
+{
+	while (!stop && now_ms() < tick) {
+		long long left = tick - now_ms();
+
+		health_beat(l->health_file, &health, l->c, l->dp);
+		if (!rn_config_watch_wait(l->w, (int)(left < RN_HEALTH_BEAT_MS ? left :
+							RN_HEALTH_BEAT_MS)))
+			continue;
+		reload_if_changed(l);
+	}
+}
+
+static void tick(struct loop *l)
+{
+	struct rn_config *c = l->c;
+
+	/* a change inotify could not see (the file a symlink elsewhere) */
+	reload_if_changed(l);
+	health.masters_attached = rn_masters_reconcile_counted(c, l->m, &health.masters_wanted);
+	rn_sriov_agent_tick(c);
+	rn_rdma_agent_tick(c);
+	rn_ipam_blocks_tick(c);
+	if (c->textfile.interval_s > 0)
+		export_once(c);
+	malloc_trim(0);
+}
+
+static void follow(struct loop *l)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct rn_error e = { 0 };
+
+	rn_info("config: following %s%s", l->w->path, l->w->fd >= 0 ?
+		" (inotify on its directory)" : "");
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	/* the kubelet device plugin runs in its own thread: the data path
 	 * never waits for kubelet */
-	if (!once && rn_dp_wanted(c) && !(dp = rn_dp_start(c, &e)))
+	if (rn_dp_wanted(l->c) && !(l->dp = rn_dp_start(l->c, &e)))
 		rn_err("%s", e.msg);
-	while (!once && !stop) {
-		long long tick = now_ms() + 1000LL * (c->textfile.interval_s > 0 ?
-						      c->textfile.interval_s : 15);
-		char *text;
-
-		/* until the tick, unless the config changes first; the health
-		 * file is rewritten at every wake-up, at least every beat */
-		while (!stop && now_ms() < tick) {
-			long long left = tick - now_ms();
-
-			health_beat(health_file, &health, c, dp);
-			if (!rn_config_watch_wait(w, (int)(left < RN_HEALTH_BEAT_MS ? left :
-							     RN_HEALTH_BEAT_MS)))
-				continue;
-			text = rn_config_watch_changed(w);
-			if (text)
-				reload(c, &fx, w->path, text, publish, &m, &dp);
-			free(text);
-		}
+	while (!stop) {
+		wait_for_tick(l, now_ms() + 1000LL * (l->c->textfile.interval_s > 0 ?
+						       l->c->textfile.interval_s : 15));
 		if (stop)
 			break;
-		/* a change inotify could not see (the file a symlink elsewhere) */
-		text = rn_config_watch_changed(w);
-		if (text)
-			reload(c, &fx, w->path, text, publish, &m, &dp);
-		free(text);
-		health.masters_attached = rn_masters_reconcile_counted(c, &m, &health.masters_wanted);
-		rn_sriov_agent_tick(c);
-		rn_rdma_agent_tick(c);
-		rn_ipam_blocks_tick(c);
-		if (c->textfile.interval_s > 0)
-			export_once(c);
-		malloc_trim(0);
+		tick(l);
 	}
-	rn_dp_stop(dp);
+	rn_dp_stop(l->dp);
+	rn_info("stopping; programs stay attached and maps pinned");
+}
+
+static int run(struct rn_config *c, struct rn_config_watch *w, const char *publish,
+	       const char *health_file, bool pin_dir_cli, bool cluster, int once)
+{
+	struct fixed fx = { .pin_dir_cli = pin_dir_cli, .cluster = cluster };
+	struct rn_maps m;
+	struct loop l = { .c = c, .w = w, .fx = &fx, .publish = publish,
+			  .health_file = health_file, .m = &m };
+	int lock;
+
+	snprintf(fx.pin_dir, sizeof(fx.pin_dir), "%s", c->bpf.pin_dir);
+	fx.max_pods = c->bpf.max_pods;
+	lock = open_pin_dir(c, &m);
+	if (lock < 0)
+		return 1;
+	attach_programs(c, &m);
+	start_services(c, w, publish);
 	if (!once)
-		rn_info("stopping; programs stay attached and maps pinned");
+		follow(&l);
 	rn_maps_close(&m);
 	rn_pin_unlock(lock);
 	return 0;
