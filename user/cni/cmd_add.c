@@ -423,7 +423,7 @@ static int do_register(struct add *a)
 	memcpy(s.mac, a->att.mac, 6);
 	for (unsigned int i = 0; i < a->att.n_addrs; i++)
 		s.ips[s.n_ips++] = a->att.addrs[i].address.addr;
-	rc = cni_dp_register(a->cfg.bpf.pin_dir, &s, &e);
+	rc = cni_datapath_register(a->cfg.bpf.pin_dir, &s, &e);
 	if (rc < 0)
 		return cni_fail_rn(&r->err, RN_CNI_ERR_DATAPATH, &e, "data-path registration");
 	if (rc == 1)
@@ -448,8 +448,8 @@ static int guard(struct add *a)
 {
 	struct cni_req *r = a->r;
 	struct rn_error e = { 0 };
-	int rc = cni_dp_guard(a->cfg.bpf.pin_dir, &a->ns, a->pod, r->env.container_id,
-			      r->env.ifname, a->att.ifindex, master_tc_mode(a), &e);
+	int rc = cni_datapath_guard(a->cfg.bpf.pin_dir, &a->ns, a->pod, r->env.container_id,
+				    r->env.ifname, a->att.ifindex, master_tc_mode(a), &e);
 
 	if (rc < 0)
 		return cni_fail_rn(&r->err, RN_CNI_ERR_DATAPATH, &e, "per-pod program");

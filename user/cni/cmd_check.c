@@ -222,12 +222,12 @@ static int check_registration(struct check *c)
 	struct rn_error e = { 0 };
 	int rc;
 
-	if (!cni_dp_master_attached(c->cfg.bpf.pin_dir, c->master.ifname)) {
+	if (!cni_datapath_master_attached(c->cfg.bpf.pin_dir, c->master.ifname)) {
 		rn_warn("CHECK: rdmanetd's data path is not on %s (maps at %s): not registered "
 			"(degraded)", c->master.ifname, c->cfg.bpf.pin_dir);
 		return 0;
 	}
-	rc = cni_dp_lookup(c->cfg.bpf.pin_dir, r->env.container_id, r->env.ifname, &ent, &e);
+	rc = cni_datapath_lookup(c->cfg.bpf.pin_dir, r->env.container_id, r->env.ifname, &ent, &e);
 	if (rc == -ENOENT)
 		return MISMATCH(r, "%s/%s is not registered in the data path", r->env.container_id,
 				r->env.ifname);

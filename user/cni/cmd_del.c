@@ -95,7 +95,7 @@ static void teardown_without_config(struct cni_req *r, const char *pin_dir)
 				"config; the pod side was not fully torn down either: %s", err.msg);
 		return;
 	}
-	snprintf(done, sizeof(done), cni_dp_present(pin_dir) ?
+	snprintf(done, sizeof(done), cni_datapath_present(pin_dir) ?
 		 "the pod side was torn down and the registration removed from %s" :
 		 "the pod side was torn down (no data-path maps at %s to unregister from)",
 		 pin_dir);

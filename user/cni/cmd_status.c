@@ -58,10 +58,10 @@ int cni_cmd_status(struct cni_req *r)
 	if (family_has_room(r, ipam, r->conf.ipv4_pools, r->conf.n_ipv4_pools, "IPv4") ||
 	    family_has_room(r, ipam, r->conf.ipv6_pools, r->conf.n_ipv6_pools, "IPv6"))
 		goto out;
-	if (!cni_dp_present(cfg.bpf.pin_dir))
+	if (!cni_datapath_present(cfg.bpf.pin_dir))
 		rn_warn("STATUS: degraded: rdmanetd's maps are not pinned at %s; attachments work "
 			"but get no per-pod accounting, marking or policy", cfg.bpf.pin_dir);
-	else if (!cni_dp_master_attached(cfg.bpf.pin_dir, master.ifname))
+	else if (!cni_datapath_master_attached(cfg.bpf.pin_dir, master.ifname))
 		rn_warn("STATUS: degraded: rdmanetd does not run the data path on %s; attachments "
 			"work but get no per-pod accounting, marking or policy", master.ifname);
 	rc = 0;

@@ -10,7 +10,7 @@
 #include "datapath/pod_prog.h"
 #include "netns.h"
 
-bool cni_dp_present(const char *pin_dir)
+bool cni_datapath_present(const char *pin_dir)
 {
 	char path[PATH_MAX];
 
@@ -18,23 +18,23 @@ bool cni_dp_present(const char *pin_dir)
 	       !rn_pin_path(path, sizeof(path), pin_dir, rn_map_names[0]) && !access(path, F_OK);
 }
 
-int cni_dp_register(const char *pin_dir, const struct rn_pod_spec *s, struct rn_error *e)
+int cni_datapath_register(const char *pin_dir, const struct rn_pod_spec *s, struct rn_error *e)
 {
 	int rc;
 
-	if (!cni_dp_present(pin_dir))
+	if (!cni_datapath_present(pin_dir))
 		return rn_fail(e, 1, "rdmanetd's maps are not pinned at %s", pin_dir);
 	rc = rn_registry_add(pin_dir, s, e);
 	/* a master rdmanetd does not manage: the pod still gets its network */
 	return rc == -ENODEV ? 1 : rc;
 }
 
-int cni_dp_master_attached(const char *pin_dir, const char *master)
+int cni_datapath_master_attached(const char *pin_dir, const char *master)
 {
 	struct rn_maps m;
 	int rc;
 
-	if (!cni_dp_present(pin_dir) || rn_maps_open(&m, pin_dir, NULL))
+	if (!cni_datapath_present(pin_dir) || rn_maps_open(&m, pin_dir, NULL))
 		return 0;
 	rc = rn_master_find(&m, master) >= 0;
 	rn_maps_close(&m);
@@ -55,14 +55,14 @@ static int slot_of(const char *pin_dir, const char *container_id, const char *if
 	return slot;
 }
 
-int cni_dp_guard(const char *pin_dir, const struct cni_netns *ns, struct nl_sock *pod,
-		 const char *container_id, const char *ifname, int ifindex,
-		 enum rn_tc_mode mode, struct rn_error *e)
+int cni_datapath_guard(const char *pin_dir, const struct cni_netns *ns, struct nl_sock *pod,
+		       const char *container_id, const char *ifname, int ifindex,
+		       enum rn_tc_mode mode, struct rn_error *e)
 {
 	enum rn_pod_attach how;
 	int slot, rc;
 
-	if (!cni_dp_present(pin_dir))
+	if (!cni_datapath_present(pin_dir))
 		return rn_fail(e, 1, "rdmanetd's maps are not pinned at %s", pin_dir);
 	slot = slot_of(pin_dir, container_id, ifname, e);
 	if (slot == -ENOENT)
@@ -77,12 +77,12 @@ int cni_dp_guard(const char *pin_dir, const struct cni_netns *ns, struct nl_sock
 	return rc;
 }
 
-int cni_dp_unregister(const char *pin_dir, const char *container_id, const char *ifname,
-		      struct rn_error *e)
+int cni_datapath_unregister(const char *pin_dir, const char *container_id, const char *ifname,
+			    struct rn_error *e)
 {
 	int slot;
 
-	if (!cni_dp_present(pin_dir))
+	if (!cni_datapath_present(pin_dir))
 		return 0;
 	slot = slot_of(pin_dir, container_id, ifname, e);
 	if (slot >= 0 && rn_pod_prog_detach(pin_dir, (__u32)slot, e))
@@ -90,8 +90,8 @@ int cni_dp_unregister(const char *pin_dir, const char *container_id, const char 
 	return rn_registry_del(pin_dir, container_id, ifname, NULL, e);
 }
 
-int cni_dp_lookup(const char *pin_dir, const char *container_id, const char *ifname,
-		  struct rn_pod_entry *out, struct rn_error *e)
+int cni_datapath_lookup(const char *pin_dir, const char *container_id, const char *ifname,
+			struct rn_pod_entry *out, struct rn_error *e)
 {
 	struct rn_pod_entry *all = NULL;
 	struct rn_maps m;

@@ -93,7 +93,7 @@ int cni_teardown_unregister(const struct cni_teardown *t, struct cni_err *err)
 {
 	struct rn_error e = { 0 };
 
-	if (cni_dp_unregister(t->pin_dir, t->container_id, t->ifname, &e))
+	if (cni_datapath_unregister(t->pin_dir, t->container_id, t->ifname, &e))
 		return cni_fail_rn(err, RN_CNI_ERR_DATAPATH, &e, "unregister %s/%s",
 				   t->container_id, t->ifname);
 	return 0;
