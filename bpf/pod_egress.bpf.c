@@ -37,10 +37,29 @@ static __always_inline void rn_count_refused(__u32 slot, int reason, int cls, __
 		r->malformed[mal] += segs;
 }
 
+extern void *bpf_cast_to_kern_ctx(void *obj) __ksym;
+
+/* The cookie of the netns of the skb's device: skb->dev->nd_net.net->net_cookie,
+ * read through the kernel's own skb (bpf_cast_to_kern_ctx, Linux 6.3), CO-RE
+ * relocated. */
+static __always_inline __u64 rn_dev_netns_cookie(struct __sk_buff *ctx)
+{
+	struct sk_buff *skb = bpf_cast_to_kern_ctx(ctx);
+	struct net_device *dev = __builtin_preserve_access_index(skb->dev);
+	struct net *net;
+
+	if (!dev)
+		return 0;
+	net = __builtin_preserve_access_index(dev->nd_net.net);
+	if (!net)
+		return 0;
+	return __builtin_preserve_access_index(net->net_cookie);
+}
+
 /* The slot of this interface's pod, by (netns cookie, ifindex). */
 static __always_inline int rn_pod_of_dev(struct __sk_buff *skb, __u32 *slot, __u64 *key_bits)
 {
-	__u64 cookie = bpf_get_netns_cookie(skb);
+	__u64 cookie = rn_dev_netns_cookie(skb);
 	__u32 ifindex = skb->ifindex, idx = rn_pod_dev_bucket(cookie, ifindex) * RN_POD_DEV_WAYS;
 
 #pragma unroll

@@ -12,7 +12,7 @@
 #include "traffic.h"
 
 /* Which pod an interface is: its netns (the cookie the kernel gives every
- * netns, SO_NETNS_COOKIE / bpf_get_netns_cookie; never 0, never reused)
+ * netns, SO_NETNS_COOKIE / net->net_cookie; never 0, never reused)
  * and its ifindex there (ifindexes alone repeat from one netns to the
  * next). The table is an array of RN_POD_DEV_BUCKETS buckets of
  * RN_POD_DEV_WAYS entries, like the pod index (pod_index.h) and for the

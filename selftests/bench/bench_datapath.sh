@@ -27,7 +27,7 @@ echo "$prog" | jq -r '
 	"   tc egress, fresh Not-ECT skb every run (marks): empty \(.tc_fresh_empty_ns) ns, rn_tc_egress \(.tc_fresh_ns) ns -> added \(.tc_fresh_added_ns) ns [\(.tc_fresh_added_min_ns)-\(.tc_fresh_added_max_ns)] (target <= 40)",
 	"   tc egress, fresh GSO skb (10 x 1400, linear): empty \(.tc_fresh_gso_empty_ns) ns, rn_tc_egress \(.tc_fresh_gso_ns) ns -> added \(.tc_fresh_gso_added_ns) ns [\(.tc_fresh_gso_added_min_ns)-\(.tc_fresh_gso_added_max_ns)]",
 	"   tc egress, one skb reused (already-marked path after the first): added \(.tc_added_ns) ns [\(.tc_added_min_ns)-\(.tc_added_max_ns)]",
-	if .pod_added_ns == null then "   per-pod program (rn_pod_egress): not loadable here (Linux 6.15)"
+	if .pod_added_ns == null then "   per-pod program (rn_pod_egress): not loadable here (Linux 6.3)"
 	else "   per-pod program (rn_pod_egress, pod egress, same frame, enforce): empty \(.tc_empty_ns) ns, rn_pod_egress \(.pod_egress_ns) ns -> added \(.pod_added_ns) ns [\(.pod_added_min_ns)-\(.pod_added_max_ns)] (target <= 25)" end'
 
 echo "-- throughput through the master (iperf3 TCP, ${SECS}s x $ROUNDS rounds each, interleaved)"

@@ -246,8 +246,8 @@ int main(void)
 		return 1;
 	}
 	if (pod_egress__load(skel)) {
-		printf("1..0 # SKIP kernel refuses rn_pod_egress (bpf_get_netns_cookie in tc: "
-		       "Linux 6.15)\n");
+		printf("1..0 # SKIP kernel refuses rn_pod_egress (bpf_cast_to_kern_ctx and "
+		       "kernel BTF: Linux 6.3)\n");
 		return 0;
 	}
 	if (fx_pods(&env)) {

@@ -144,7 +144,7 @@ int rn_pod_prog_install(const char *pin_dir, unsigned int max_pods, struct rn_er
 	if (err) {
 		pod_egress__destroy(skel);
 		return rn_fail(e, err, "load %s: %s (the per-pod program needs "
-			       "bpf_get_netns_cookie in tc, Linux 6.15)", RN_POD_PROG_NAME,
+			       "bpf_cast_to_kern_ctx and kernel BTF, Linux 6.3)", RN_POD_PROG_NAME,
 			       strerror(-err));
 	}
 	/* links of an agent that died mid-upgrade still move */
