@@ -3,8 +3,9 @@
 # The operator's view of the blocks (rn_block_report, ipam/block_report.h)
 # against a real 3-member etcd: every claimed block with its holder and
 # lease as etcd has them, and the addresses this node's store holds in
-# each of its own blocks (another node's block: "-"); a pool filter; an
-# etcd that does not answer is "try again later", not an empty list.
+# each of its own blocks (another node's block: "-"); a pool filter;
+# `rdmanetctl pool show` prints it; an etcd that does not answer is "try
+# again later", not an empty list.
 set -u
 . "$RN_SRC/selftests/lib/tap.sh"
 . "$RN_SRC/selftests/ipam/lib/etcd_cluster.sh"
@@ -50,6 +51,21 @@ sed 's/"n2"/"n3"/; s#n2.db#n3.db#' "$DIR/n2.json" >"$DIR/n3.json"
 check_eq "a node without a store yet: every block another's" \
 	"$("$BLK" "$DIR/n3.json" n3 report | awk '{print $5}' | sort -u | xargs)" "-/16 -/8"
 check "... and its report created no store" test ! -e "$DIR/n3.db"
+
+# rdmanetctl pool show: the same, per pool
+check_eq "pool show -j: the pool's blocks, holders, leases, this node's usage" \
+	"$("$CTL" -c "$DIR/n1.json" pool show r1 -j |
+		jq -r '.blocks[] | "\(.block) \(.node) \(.lease) \(.used_here // "-")/\(.size)"' | xargs)" \
+	"$("$BLK" "$DIR/n1.json" n1 report r1 | cut -d' ' -f2- | xargs)"
+out=$("$CTL" -c "$DIR/n1.json" pool show r1)
+check "pool show: a block table after the allocations" grep -q '^BLOCK  *NODE  *LEASE  *USED HERE' <<<"$out"
+check "... n1's block with its usage, n2's with -" \
+	bash -c 'grep -Eq "^10\.81\.0\.0/29 +n1 +$1 +3 of 8$" <<<"$0" &&
+		grep -Eq "^10\.81\.0\.8/29 +n2 +$2 +- of 8$" <<<"$0"' "$out" "$l1" "$l2"
+echo "{ \"node\": \"n1\", \"ipam\": { \"path\": \"$DIR/n1.db\" } }" >"$DIR/n1-local.json"
+check_eq "the node's own store (SQLite) shows its allocations, no blocks" \
+	"$("$CTL" -c "$DIR/n1-local.json" pool show r1 -j | jq -c '[has("blocks"), (.allocations | length)]')" \
+	"[false,3]"
 
 etcd_cluster_stop
 "$BLK" "$DIR/n1.json" n1 report >"$DIR/down.out" 2>"$DIR/down.err"

@@ -8,8 +8,10 @@
 #include <string.h>
 
 #include "ctl.h"
+#include "ipam/block_report.h"
 #include "ipam/ipam.h"
 #include "ipam/ipam_json.h"
+#include "ipam/ipam_settings.h"
 
 #define EXIT_TRY_LATER 75
 
@@ -176,14 +178,75 @@ static void print_allocations_human(const struct rn_ipam_allocation *a, int n)
 	}
 }
 
+/* A block pool of etcd: its blocks, who holds each under which lease, and
+ * the addresses this node holds in its own (block_report.h). n is -1 for a
+ * pool without blocks. */
+static int pool_blocks(struct ctl *ctl, const struct rn_pool *p, struct rn_block_usage **u,
+		       struct rn_error *e)
+{
+	struct rn_ipam_settings st;
+
+	*u = NULL;
+	if (!p->block || rn_ipam_settings_parse(&st, &ctl->cfg, NULL) ||
+	    st.store != RN_IPAM_STORE_ETCD)
+		return -1;
+	return rn_block_report(&st, ctl->cfg.node, p->name, u, e);
+}
+
+/* "BASE/LEN" of a block */
+static const char *block_cidr(const struct rn_block *b, char *out, size_t size)
+{
+	char ip[RN_ADDR_STRLEN];
+	struct rn_addr base;
+
+	rn_addr_from_u128(&base, b->family, b->base);
+	snprintf(out, size, "%s/%u", rn_addr_format(&base, ip), b->len);
+	return out;
+}
+
+static json_t *blocks_json(const struct rn_block_usage *u, int n)
+{
+	json_t *arr = json_array();
+
+	for (int i = 0; i < n; i++) {
+		char cidr[RN_ADDR_STRLEN + 8], lease[24];
+
+		snprintf(lease, sizeof(lease), "%llx", (unsigned long long)u[i].b.lease);
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:s, s:I, s:o}",
+			"block", block_cidr(&u[i].b, cidr, sizeof(cidr)), "node", u[i].b.node,
+			"lease", lease, "size", (json_int_t)u[i].size,
+			"used_here", u[i].used_here < 0 ? json_null() :
+				     json_integer(u[i].used_here)));
+	}
+	return arr;
+}
+
+/* "USED HERE": this node's allocations in its own blocks; another node's
+ * usage is known only there ("-") */
+static void print_blocks_human(const struct rn_block_usage *u, int n)
+{
+	printf("%-44s %-24s %-16s %s\n", "BLOCK", "NODE", "LEASE", "USED HERE");
+	for (int i = 0; i < n; i++) {
+		char cidr[RN_ADDR_STRLEN + 8], used[48];
+
+		if (u[i].used_here < 0)
+			snprintf(used, sizeof(used), "- of %llu", u[i].size);
+		else
+			snprintf(used, sizeof(used), "%lld of %llu", u[i].used_here, u[i].size);
+		printf("%-44s %-24s %-16llx %s\n", block_cidr(&u[i].b, cidr, sizeof(cidr)),
+		       u[i].b.node, (unsigned long long)u[i].b.lease, used);
+	}
+}
+
 static int pool_show(struct ctl *ctl, const struct ctl_args *a)
 {
 	struct rn_error e = { 0 };
 	struct rn_ipam_allocation *allocs;
 	struct rn_ipam_pool_info info;
 	const char *name = a->pos;
+	struct rn_block_usage *blocks = NULL;
 	struct rn_ipam *ipam;
-	int n, rc;
+	int n, n_blocks, rc;
 
 	if (!name)
 		return pool_list(ctl, a);
@@ -196,18 +259,32 @@ static int pool_show(struct ctl *ctl, const struct ctl_args *a)
 		rn_ipam_close(ipam);
 		return fail_ipam("show", &e);
 	}
+	n_blocks = pool_blocks(ctl, &info.pool, &blocks, &e);
+	if (n_blocks < -1) {
+		free(allocs);
+		rn_pool_free(&info.pool);
+		rn_ipam_close(ipam);
+		return fail_ipam("show", &e);
+	}
 	if (ctl->json) {
 		json_t *o = rn_ipam_pool_info_to_json(&info), *arr = json_array();
 
 		for (int i = 0; i < n; i++)
 			json_array_append_new(arr, rn_ipam_allocation_to_json(&allocs[i]));
 		json_object_set_new(o, "allocations", arr);
+		if (n_blocks >= 0)
+			json_object_set_new(o, "blocks", blocks_json(blocks, n_blocks));
 		ctl_print_json(ctl, o);
 	} else {
 		print_pool_human(&info);
 		printf("\n");
 		print_allocations_human(allocs, n);
+		if (n_blocks >= 0) {
+			printf("\n");
+			print_blocks_human(blocks, n_blocks);
+		}
 	}
+	free(blocks);
 	free(allocs);
 	rn_pool_free(&info.pool);
 	rn_ipam_close(ipam);
