@@ -33,21 +33,23 @@ static __always_inline int rn_mac_is_pod(const struct rn_pod *pod, const __u8 *m
  * may be the gateway's or a sibling's: routers are reached by link-local
  * address, so a pod announcing the router's would sit between its
  * siblings and their default route. ipvlan children share the master's
- * MAC and the kernel puts each child's dev_id where EUI-64 has ff:fe, so
- * for an IP-keyed pod those two bytes may be anything but ff:fe (the
- * master's own). Pods configured for stable-privacy or random link-local
- * addresses are refused their link-local claims. */
+ * MAC; the kernel (addrconf_ifid_eui48) gives each its dev_id (1..0xfffe)
+ * where EUI-64 has ff:fe and leaves the universal/local bit as it is, so
+ * for an IP-keyed pod any two bytes there are its own but the master's
+ * address (bit flipped) is not. Pods configured for stable-privacy or
+ * random link-local addresses are refused their link-local claims. */
 static __always_inline int rn_ll_is_pod(const struct rn_pod *pod, const __u32 *a)
 {
 	const __u8 *iid = (const __u8 *)&a[2];
-	int ffe = iid[3] == 0xff && iid[4] == 0xfe;
+	int ipvlan = pod->flags & RN_POD_F_IP_KEYED;
 
 	if (a[0] != bpf_htonl(0xfe800000) || a[1] != 0)
 		return 0;
-	if (iid[0] != (pod->mac[0] ^ 0x02) || iid[1] != pod->mac[1] || iid[2] != pod->mac[2] ||
-	    iid[5] != pod->mac[3] || iid[6] != pod->mac[4] || iid[7] != pod->mac[5])
+	if (iid[0] != (ipvlan ? pod->mac[0] : pod->mac[0] ^ 0x02) || iid[1] != pod->mac[1] ||
+	    iid[2] != pod->mac[2] || iid[5] != pod->mac[3] || iid[6] != pod->mac[4] ||
+	    iid[7] != pod->mac[5])
 		return 0;
-	return pod->flags & RN_POD_F_IP_KEYED ? !ffe : ffe;
+	return ipvlan || (iid[3] == 0xff && iid[4] == 0xfe);
 }
 
 /* An ARP packet a pod sends may claim only what the pod holds: sender

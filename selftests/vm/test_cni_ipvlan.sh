@@ -58,6 +58,28 @@ JSON
 	check_eq "the data path counted the pod's 100 RoCE packets by its IP" \
 		"$($ctl -j stats --pod vm/pod1 | jq '.pods[0].tx.roce.packets')" 100
 
+	# issue 23: the per-pod program holds for an ipvlan (l2) pod too: on
+	# net1's egress, it counts (monitor: and passes) what claims another's
+	# address; ipvlan children share eth0's MAC, so the claims are by IP
+	local craft="ip netns exec $POD python3 $RN_SRC/selftests/tools/rn_craft.py net1"
+	refused() { $ctl -j stats --pod vm/pod1 | jq ".pods[0].refused.$1"; }
+	echo "# pod's IPv6 on net1: $(ip -n "$POD" -6 -o addr show dev net1 | awk '{print $4}' | tr '\n' ' ')dev_id $(ip netns exec "$POD" cat /sys/class/net/net1/dev_id)"
+	# its own traffic so far (ping, RoCE, and the kernel's link-local ND and
+	# MLD from fe80::<MAC with its dev_id>) is no refusal
+	check_eq "nothing of the pod's own traffic refused" \
+		"$($ctl -j stats --pod vm/pod1 | jq '[.pods[0].refused | .[] | numbers] | add')" 0
+	check "net1 carries rn_pod_egress (tcx egress)" sh -c \
+		"ip netns exec $POD bpftool -j net show dev net1 | jq -e '.[0].tc[] | select(.name == \"rn_pod_egress\")' >/dev/null"
+	check_eq "stats: the pod is guarded" "$($ctl -j stats --pod vm/pod1 | jq '.pods[0].guarded')" true
+	$craft udp4 src=192.168.77.99 dst="$VM_PEER_IP"
+	check_eq "ipvlan l2: IPv4 from a foreign source counted (source_ip)" "$(refused source_ip)" 1
+	$craft arp op=2 spa="$VM_PEER_IP" tpa="$VM_PEER_IP"
+	check_eq "ipvlan l2: gratuitous ARP for the gateway counted (arp_claim)" "$(refused arp_claim)" 1
+	$craft arp op=2 spa="${ip%/*}" tpa="${ip%/*}"
+	check_eq "ipvlan l2: its own gratuitous ARP is no claim" "$(refused arp_claim)" 1
+	$craft udp4 src="${ip%/*}" dst="$VM_PEER_IP" smac=02:00:00:00:00:99
+	check_eq "ipvlan l2: a forged Ethernet source counted (source_mac)" "$(refused source_mac)" 1
+
 	jq --slurpfile r $out '. + {prevResult: $r[0]}' $net >$prev
 	env -i CNI_COMMAND=CHECK "${env[@]}" "$cni" <$prev >/tmp/check.out 2>&1
 	check_eq "CHECK exits 0 with nothing on stdout" "$?:$(cat /tmp/check.out)" "0:"
