@@ -171,16 +171,6 @@ echo "== IPAM: per-node blocks (etcd + the node's SQLite store) against the node
 # members' gRPC counters (the JSON gateway calls the member's gRPC server)
 BLK_N=${BENCH_BLOCK_N:-200}
 declare -a blk_med blk_p99 loc_med loc_p99 blk_req
-etcd_requests() {	# every member's handled KV and lease calls, summed
-	local i sum=0 v
-	for i in "${!ETCD_PIDS[@]}"; do
-		v=$(curl -s --max-time 2 "http://127.0.0.1:${ETCD_CLIENT_PORTS[$i]}/metrics" |
-			awk '/^grpc_server_handled_total\{.*grpc_service="etcdserverpb\.(KV|Lease)"/ \
-			{ s += $2 } END { printf "%d", s }')
-		sum=$((sum + ${v:-0}))
-	done
-	echo "$sum"
-}
 # add_times CONFIG PREFIX: ms of each of BLK_N ADDs, one a line
 add_times() {
 	local i t0

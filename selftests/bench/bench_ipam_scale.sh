@@ -45,17 +45,6 @@ cleanup() {
 trap cleanup EXIT
 mkdir -p "$RN_BENCH_OUT"
 
-etcd_requests() {	# every running member's handled KV and lease calls, summed
-	local i sum=0 v
-	for i in "${!ETCD_PIDS[@]}"; do
-		[ -n "${ETCD_PIDS[$i]}" ] || continue
-		v=$(curl -s --max-time 2 "http://127.0.0.1:${ETCD_CLIENT_PORTS[$i]}/metrics" |
-			awk '/^grpc_server_handled_total\{.*grpc_service="etcdserverpb\.(KV|Lease)"/ \
-			{ s += $2 } END { printf "%d", s }')
-		sum=$((sum + ${v:-0}))
-	done
-	echo "$sum"
-}
 
 echo "== IPAM blocks at scale: $NODES nodes x 8 rails, $WORKERS processes, 3-member etcd"
 if ! command -v etcd >/dev/null || ! etcd_cluster_start "$DIR/etcd" 3; then
