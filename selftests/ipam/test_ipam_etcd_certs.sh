@@ -71,4 +71,6 @@ jq --arg d "$DIR" '.ipam.tls.cert_file = "\($d)/other/client.pem" | .ipam.tls.ke
 rc=$?
 sed 's/^/# /' "$DIR/err2"
 check "a client certificate of another CA is refused" test "$rc" != 0
+check "... and the error says the certificate was refused, not only a timeout" \
+	grep -qi "certificate" "$DIR/err2"
 tap_done

@@ -25,6 +25,8 @@ struct rn_etcd {
 	size_t len, cap;
 	bool overflow;
 	char last_error[384];
+	bool other_error;		/* last_error is not a timeout (this call) */
+	char curl_error[CURL_ERROR_SIZE];	/* libcurl's detail of the last failure */
 };
 
 static size_t on_data(char *data, size_t size, size_t n, void *arg)
@@ -93,6 +95,7 @@ static int connect_lazy(struct rn_etcd *c, struct rn_error *e)
 	api->easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
 	api->easy_setopt(c->curl, CURLOPT_TCP_NODELAY, 1L);
 	api->easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	api->easy_setopt(c->curl, CURLOPT_ERRORBUFFER, c->curl_error);
 	if (st->tls.ca_file[0])
 		api->easy_setopt(c->curl, CURLOPT_CAINFO, st->tls.ca_file);
 	if (st->tls.cert_file[0]) {
@@ -145,6 +148,7 @@ static int try_endpoint(struct rn_etcd *c, unsigned int idx, const char *path, c
 			    timeout_ms < 1000 ? timeout_ms : 1000);
 	c->len = 0;
 	c->overflow = false;
+	c->curl_error[0] = '\0';
 	rc = c->api->easy_perform(c->curl);
 	if (c->overflow)
 		return rn_fail(e, -EIO, "etcd %s: answer larger than %u MiB", ep, MAX_ANSWER >> 20);
@@ -154,8 +158,12 @@ static int try_endpoint(struct rn_etcd *c, unsigned int idx, const char *path, c
 		return rn_fail(e, -EINVAL, "etcd %s: %s (check ipam.endpoints and ipam.tls)", ep,
 			       c->api->easy_strerror(rc));
 	if (rc != CURLE_OK) {
-		snprintf(c->last_error, sizeof(c->last_error), "%s: %s", ep,
-			 c->api->easy_strerror(rc));
+		/* a timeout after another failure (a TLS alert: the cluster
+		 * refused our certificate) keeps the failure that says why */
+		if (rc != CURLE_OPERATION_TIMEDOUT || !c->other_error)
+			snprintf(c->last_error, sizeof(c->last_error), "%s: %s", ep,
+				 c->curl_error[0] ? c->curl_error : c->api->easy_strerror(rc));
+		c->other_error |= rc != CURLE_OPERATION_TIMEDOUT;
 		return 0;
 	}
 	c->api->easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
@@ -202,6 +210,7 @@ static int call(struct rn_etcd *c, const char *path, json_t *body, json_t **resp
 	if (per_try < MIN_TRY_MS)
 		per_try = MIN_TRY_MS;
 	snprintf(c->last_error, sizeof(c->last_error), "no endpoint tried");
+	c->other_error = false;
 	for (;;) {
 		for (unsigned int k = 0; k < n && r == 0; k++) {
 			unsigned int idx = (c->current + k) % n;
