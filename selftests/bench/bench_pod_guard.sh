@@ -39,7 +39,7 @@ cni_node_config "$CNI_CONFIG" enforce
 cni_agent_start "$CNI_CONFIG" || fail "rdmanetd did not start"
 export RDMANET_CONFIG=$CNI_CONFIG
 PROG=$CNI_PIN/rn_pod_egress
-[ -e "$PROG" ] || fail "rdmanetd pinned no per-pod program (kernel older than 6.15?)"
+[ -e "$PROG" ] || fail "rdmanetd pinned no per-pod program (kernel older than 6.3, or no BTF?)"
 # (bpffs refuses names with a dot)
 guard_off() { mv "$PROG" "${PROG}_bench_off"; }
 guard_on() { mv "${PROG}_bench_off" "$PROG"; }
