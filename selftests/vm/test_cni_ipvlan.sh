@@ -58,7 +58,7 @@ JSON
 	check_eq "the data path counted the pod's 100 RoCE packets by its IP" \
 		"$($ctl -j stats --pod vm/pod1 | jq '.pods[0].tx.roce.packets')" 100
 
-	# issue 23: the per-pod program holds for an ipvlan (l2) pod too: on
+	# the per-pod program holds for an ipvlan (l2) pod too: on
 	# net1's egress, it counts (monitor: and passes) what claims another's
 	# address; ipvlan children share eth0's MAC, so the claims are by IP
 	local craft="ip netns exec $POD python3 $RN_SRC/selftests/tools/rn_craft.py net1"
