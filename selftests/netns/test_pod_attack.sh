@@ -172,6 +172,34 @@ cni_run DEL "$CNI_TMP/rail.json" c-a net1 "/run/netns/$CNI_PFX-a"
 cni_check_ok "DEL pod A"
 check "DEL unpinned its link" test ! -e "$CNI_PIN/links/pod_$SLOT_A"
 check_eq "DEL removed its (netns, ifindex) entry" "$(dev_entries_a)" 0
+# a pod netns whose defaults would give random link-local addresses (what
+# a host with devconf_inherit_init_net and stable-privacy hands its pods):
+# the plugin sets EUI-64 on the pod's interface, so the pod's own neighbour
+# discovery from its link-local address is not refused
+ns=$(cni_pod_up c)
+ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.addr_gen_mode=3
+cni_run ADD "$CNI_TMP/rail.json" c-c net1 "$ns"
+cni_check_ok "ADD pod C (its netns defaults to random link-local addresses)"
+check_eq "C's interface: addr_gen_mode 0 (EUI-64)" \
+	"$(cni_in c cat /proc/sys/net/ipv6/conf/net1/addr_gen_mode)" 0
+eui64() {	# the modified EUI-64 link-local address of MAC $1
+	local m
+	IFS=: read -ra m <<<"$1"
+	printf 'fe80::%x:%x:%x:%x\n' $(( (0x${m[0]} ^ 2) << 8 | 0x${m[1]} )) \
+		$(( 0x${m[2]} << 8 | 0xff )) $(( 0xfe << 8 | 0x${m[3]} )) $(( 0x${m[4]} << 8 | 0x${m[5]} ))
+}
+ll_c=$(cni_in c ip -j -6 addr show dev net1 scope link | jq -r '.[0].addr_info[] | select(.scope == "link") | .local')
+check_eq "C's link-local address is its MAC's EUI-64" "$ll_c" "$(eui64 "$(mac_of c)")"
+SLOT_C=$(bpftool -j map dump pinned "$CNI_PIN/rn_pod_meta_v1" |
+	jq -r '.[] | select(.formatted.value.container_id == "c-c") | .formatted.key')
+cni_in c ping -6 -c1 -W2 "$GW6" >/dev/null
+refused_c() {
+	bpftool -j map lookup pinned "$CNI_PIN/rn_pod_rsn_v1" key $(printf '%d 0 0 0' "$SLOT_C") |
+		jq '[.formatted.values[].value.denied[]] | add'
+}
+check_eq "C's own traffic (RS, MLD, NS from its link-local) refused nothing" "$(refused_c)" 0
+check "C reaches the gateway over IPv6" cni_in c ping -6 -q -c1 -W2 "$GW6"
+
 # ipvlan (l2: siblings get broadcast inside the driver too; l3: no sibling
 # broadcast, the master's MAC shared): not run here when the kernel has no
 # ipvlan (the development kernel): say so rather than pass silently

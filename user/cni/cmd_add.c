@@ -248,11 +248,29 @@ static int take_vf(struct add *a)
 			     &a->att.mtu);
 }
 
+/* The link-local address the kernel gives the interface when it comes up
+ * is EUI-64 (addr_gen_mode 0) whatever the pod's defaults say (a host with
+ * net.core.devconf_inherit_init_net can hand pods stable-privacy or random):
+ * in enforce, a pod may claim only the link-local address of its own MAC
+ * (bpf/neigh_claims.h), so any other would have its own neighbour discovery
+ * refused. No IPv6 in the pod: nothing to set. */
+static int eui64_link_local(struct add *a)
+{
+	struct rn_error e = { 0 };
+
+	if (cni_pod_sysctl(&a->ns, AF_INET6, a->att.ifname, "addr_gen_mode", "0", &e) == 0 ||
+	    e.code == -ENOENT)
+		return 0;
+	return cni_fail_rn(&a->r->err, RN_CNI_ERR_NETLINK, &e, "sysctl");
+}
+
 static int link_up(struct add *a)
 {
 	struct cni_link_info li;
 	struct rn_error e = { 0 };
 
+	if (eui64_link_local(a))
+		return -1;
 	if (cni_link_set_up(a->pod, a->att.ifindex, &e))
 		return cni_fail_rn(&a->r->err, RN_CNI_ERR_NETLINK, &e, "link up");
 	/* a RTM_GETLINK for the device runs its pending link-watch event now

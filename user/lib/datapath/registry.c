@@ -9,6 +9,7 @@
 #include "map_syscall.h"
 #include "pin.h"
 #include "registry.h"
+#include <rdmanet/pod_guard.h>
 #include <rdmanet/pod_index.h>
 
 int rn_pod_spec_check(const struct rn_pod_spec *s, struct rn_error *e)
@@ -297,14 +298,22 @@ static void fill_meta(struct rn_pod_meta *meta, const struct rn_pod_spec *s)
 	meta->created_ns = (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
 }
 
+/* The slot's traffic counters and, where the per-pod program's map is
+ * pinned, its refusals by reason: a pod never starts with the counts of the
+ * pod that had its slot before. */
 static int zero_counters(const struct rn_maps *m, __u32 slot)
 {
-	void *zero = calloc((size_t)m->ncpus, sizeof(struct rn_pod_counters));
+	size_t size = sizeof(struct rn_pod_counters) > sizeof(struct rn_pod_reasons)
+			      ? sizeof(struct rn_pod_counters)
+			      : sizeof(struct rn_pod_reasons);
+	void *zero = calloc((size_t)m->ncpus, size);
 	int err;
 
 	if (!zero)
 		return -ENOMEM;
 	err = rn_bpf_map_update(m->pod_ctr, &slot, zero, BPF_ANY) ? -errno : 0;
+	if (!err && m->pod_rsn > 0)
+		err = rn_bpf_map_update(m->pod_rsn, &slot, zero, BPF_ANY) ? -errno : 0;
 	free(zero);
 	return err;
 }
