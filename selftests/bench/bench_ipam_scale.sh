@@ -86,7 +86,7 @@ jq -n --argjson claim "$claim" --argjson churn "$churn" --argjson outage "$outag
 	after_outage_addresses_checked: $verify.checked,
 	after_outage_outside_own_blocks: $verify.outside,
 	after_outage_held_twice: $verify.duplicates,
-	command: "BENCH_SCALE_OUTAGE_S=300 selftests/bench/bench_ipam_scale.sh"
+	command: "BENCH_SCALE_OUTAGE_S=\($outage_s) selftests/bench/bench_ipam_scale.sh"
 } } }' >"$RN_BENCH_OUT/ipam_scale.json"
 jq -r '.ipam.blocks_scale | to_entries[] | "  \(.key)  \(.value)"' "$RN_BENCH_OUT/ipam_scale.json"
 [ "$vrc" = 0 ] && [ "$((q1 - q0))" = 0 ]
