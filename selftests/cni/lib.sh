@@ -167,11 +167,12 @@ cni_registered() {
 		jq --arg c "$1" --arg i "$2" '[.[] | select(.container_id == $c and .ifname == $i)] | length'
 }
 
-# cni_wait PID CMD...: CMD every 0.1 s, for 15 s at most, while PID lives
+# cni_wait PID CMD...: CMD every 0.1 s, for 30 s at most, while PID lives
+# (an agent's start on a loaded 2-core machine has taken over 15 s)
 cni_wait() {
 	local pid=$1
 	shift
-	for _ in $(seq 150); do
+	for _ in $(seq 300); do
 		"$@" && return 0
 		kill -0 "$pid" 2>/dev/null || return 1
 		sleep 0.1
