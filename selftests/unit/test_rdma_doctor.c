@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "rdma/doctor.h"
+#include "doctor/doctor.h"
 #include "rdma/roce_netdevs.h"
 #include "selftests/fixtures/fixtures.h"
 

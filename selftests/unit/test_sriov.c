@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "config.h"
-#include "rdma/doctor.h"
+#include "doctor/doctor.h"
 #include "rdma/sysfs_attr.h"
 #include "sriov/sriov.h"
 #include "selftests/fixtures/fixtures.h"

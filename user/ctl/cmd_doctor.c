@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* rdmanetctl doctor [-j]: one line per check (pass/warn/fail) with the fix
  * for each failure; exits non-zero if any check fails. The checks live in
- * the library (rdma/doctor.h); this gathers the live system's facts. */
+ * the library (doctor/doctor.h); this gathers the live system's facts. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 #include "ctl.h"
 #include "datapath/datapath.h"
 #include "netdev.h"
-#include "rdma/doctor.h"
+#include "doctor/doctor.h"
 #include "sriov/sriov.h"
 #include "rdma/roce_netdevs.h"
 

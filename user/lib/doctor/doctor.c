@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rdma/doctor.h"
+#include "doctor/doctor.h"
 
 const char *const rn_check_status_names[3] = { "pass", "warn", "fail" };
 

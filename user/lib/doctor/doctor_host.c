@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rdma/doctor.h"
+#include "doctor/doctor.h"
 #include "rdma/drivers.h"
 #include "rdma/sysfs_attr.h"
 #include "sriov/sriov.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "rdma/doctor.h"
+#include "doctor/doctor.h"
 
 /* The pin dir, else its nearest existing parent: the directory the
  * bpffs_mounted fact is about (the pin dir is made by rdmanetd on its

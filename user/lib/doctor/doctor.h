@@ -3,8 +3,8 @@
  * fix for each failure. The checks are pure functions of the facts below,
  * so a fixture tree plus a few facts reproduces every failure mode; the
  * CLI gathers the facts from the live system. */
-#ifndef RDMANET_RDMA_DOCTOR_H
-#define RDMANET_RDMA_DOCTOR_H
+#ifndef RDMANET_DOCTOR_H
+#define RDMANET_DOCTOR_H
 
 #include <stdbool.h>
 #include <rdmanet/master.h>

@@ -6,7 +6,7 @@
  * to mount so the agent can see the pods' netns. */
 #include <stdlib.h>
 
-#include "rdma/doctor.h"
+#include "doctor/doctor.h"
 #include "sriov/sriov.h"
 
 void rn_check_vf_holds(const struct rn_doctor_facts *f, struct rn_check *c)
