@@ -48,14 +48,17 @@ for t in "$OUT"/selftests/unit/test_* "$OUT"/selftests/bpf/test_* "${scripts[@]}
 	tests+=("$t")
 done
 
+# run_one TEST: runs it, leaves its counts in $LOGDIR/NAME.result and what
+# run.sh prints of it in $LOGDIR/NAME.summary (printed whole once it ended,
+# so that tests running side by side do not interleave their lines).
 run_one() {
-	local t=$1 name log rc start
+	local t=$1 name log rc start p f s sum
 	name=$(echo "$t" | sed "s|^$OUT/||; s|/|_|g")
 	log=$LOGDIR/$name.log
+	sum=$LOGDIR/$name.summary
 	start=$(date +%s)
 	CMOCKA_MESSAGE_OUTPUT=TAP timeout --kill-after=10 "${RN_TEST_TIMEOUT:-900}" "$t" >"$log" 2>&1
 	rc=$?
-	local p f s
 	p=$(grep -cE '^ok [0-9]+' "$log" | tr -d ' ')
 	s=$(grep -cE '^ok [0-9]+.*# (SKIP|skip)' "$log" | tr -d ' ')
 	f=$(grep -cE '^not ok [0-9]+' "$log" | tr -d ' ')
@@ -67,20 +70,71 @@ run_one() {
 		f=1	# crashed or timed out after some passes
 		echo "not ok - $t exited with status $rc" >>"$log"
 	fi
-	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
-	printf '%-60s %3d passed %3d failed %3d skipped  %4ss\n' "$name" "$p" "$f" "$s" \
-		"$(( $(date +%s) - start ))"
-	grep -E '^ok [0-9]+.*# (SKIP|skip)' "$log" | sed 's/^/    /' | head -20
-	if [ "$f" != 0 ]; then
-		failures+=("$name")
-		grep -E '^not ok' "$log" | sed 's/^/    /' | head -40
-		echo "    --- last lines of $log ---"
-		tail -n 30 "$log" | sed 's/^/    | /'
-	fi
+	{
+		printf '%-60s %3d passed %3d failed %3d skipped  %4ss\n' "$name" "$p" "$f" "$s" \
+			"$(( $(date +%s) - start ))"
+		grep -E '^ok [0-9]+.*# (SKIP|skip)' "$log" | sed 's/^/    /' | head -20
+		if [ "$f" != 0 ]; then
+			grep -E '^not ok' "$log" | sed 's/^/    /' | head -40
+			echo "    --- last lines of $log ---"
+			tail -n 30 "$log" | sed 's/^/    | /'
+		fi
+	} >"$sum"
+	echo "$name $p $f $s" >"$LOGDIR/$name.result"
 }
 
+# collect TEST: adds a finished test's counts and prints its summary
+collect() {
+	local name p f s
+	name=$(echo "$1" | sed "s|^$OUT/||; s|/|_|g")
+	cat "$LOGDIR/$name.summary"
+	read -r _ p f s <"$LOGDIR/$name.result" || { p=0 f=1 s=0; }
+	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+	[ "$f" = 0 ] || failures+=("$name")
+}
+
+# The VM tests run RN_VM_JOBS at a time (default: one per core, at most 2).
+# Each guest is one TCG vCPU, a single host thread, so one VM test keeps
+# one core busy and leaves the other idle; two side by side use both. The
+# VM library is made for it: one preparer per kernel cache (flock), random
+# loopback ports for the guests' wires, a run directory per test and PID.
+# The longest ones start first so the two lanes end close together.
+VM_LONG_FIRST="sriov_vm datapath_kernels upgrade_vm two_nodes devplugin_rxe"
+vm_jobs=${RN_VM_JOBS:-$(nproc 2>/dev/null || echo 1)}
+[ "$vm_jobs" -ge 1 ] 2>/dev/null || vm_jobs=1
+[ "$vm_jobs" -le 2 ] || vm_jobs=2
+
+serial=() vm=()
 for t in "${tests[@]}"; do
+	case $t in selftests/vm/*) vm+=("$t") ;; *) serial+=("$t") ;; esac
+done
+ordered=()
+for n in $VM_LONG_FIRST; do
+	for t in "${vm[@]}"; do [[ "$t" == */test_$n.sh ]] && ordered+=("$t"); done
+done
+for t in "${vm[@]}"; do
+	[[ " ${ordered[*]} " == *" $t "* ]] || ordered+=("$t")
+done
+
+for t in "${serial[@]}"; do
 	run_one "$t"
+	collect "$t"
+done
+
+declare -A running=()
+for t in "${ordered[@]}"; do
+	while [ ${#running[@]} -ge "$vm_jobs" ]; do
+		wait -n -p done_pid
+		collect "${running[$done_pid]}"
+		unset "running[$done_pid]"
+	done
+	run_one "$t" &
+	running[$!]=$t
+done
+while [ ${#running[@]} -gt 0 ]; do
+	wait -n -p done_pid
+	collect "${running[$done_pid]}"
+	unset "running[$done_pid]"
 done
 
 echo
