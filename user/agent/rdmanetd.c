@@ -25,6 +25,7 @@
 #include "masters.h"
 #include "mem_trim.h"
 #include "mkdir_p.h"
+#include "node/node.h"
 #include "ipam_blocks.h"
 #include "rdma_tick.h"
 #include "sriov_agent.h"

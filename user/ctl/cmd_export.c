@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "ctl.h"
-#include "datapath/datapath.h"
+#include "node/node.h"
 
 static int export_textfile(struct ctl *ctl, const struct ctl_args *a)
 {

@@ -9,7 +9,6 @@
 #define RDMANET_DATAPATH_H
 
 #include "attach.h"
-#include "export.h"
 #include "map_sizes_user.h"
 #include "maps.h"
 #include "metrics_datapath.h"

@@ -148,6 +148,19 @@ static int clsact_attach(struct nl_sock *nl, int prog_fd, int ifindex)
 	return tc_request(nl, RTM_NEWTFILTER, NLM_F_CREATE | NLM_F_REPLACE, &f, "bpf", prog_fd);
 }
 
+/* The clsact filter carries the tail call that follows the agent's
+ * upgrades (rn_pod_egress_clsact), where the agent pinned one; an older
+ * agent did not: its program then. */
+static int pod_clsact_attach(const char *pin_dir, struct nl_sock *nl, int prog, int ifindex)
+{
+	int stub = obj_get_pinned(pin_dir, RN_POD_CLSACT_PROG_PIN);
+	int rc = clsact_attach(nl, stub >= 0 ? stub : prog, ifindex);
+
+	if (stub >= 0)
+		close(stub);
+	return rc;
+}
+
 static int set_guarded(const struct rn_maps *m, __u32 slot, bool on)
 {
 	struct rn_pod pod;
@@ -269,23 +282,27 @@ int rn_pod_prog_attach(const char *pin_dir, struct nl_sock *nl, int ifindex, __u
 	}
 	/* a DEL that never finished left this slot's link behind */
 	link_unpin(path);
-	rc = mode == RN_TC_MODE_CLSACT ? -EOPNOTSUPP : tcx_attach(prog, ifindex, path);
+	/* clsact unless the master's tc_mode says tcx: a tcx attach waits for
+	 * an RCU grace period holding the RTNL (tcx_entry_sync), and so does
+	 * the device's deletion at DEL (tcx_uninstall), about 10 ms each at
+	 * load that every other netlink user on the node waits out too; a
+	 * clsact filter waits for none. tcx stays where clsact is refused. */
+	rc = mode == RN_TC_MODE_TCX ? -EOPNOTSUPP : pod_clsact_attach(pin_dir, nl, prog, ifindex);
 	if (!rc) {
-		*how = RN_POD_ATTACH_TCX;
-	} else if (mode != RN_TC_MODE_TCX) {
-		/* the tail call that follows the agent's upgrades, where the
-		 * agent pinned one (an older agent did not: its program then) */
-		int stub = obj_get_pinned(pin_dir, RN_POD_CLSACT_PROG_PIN);
+		*how = RN_POD_ATTACH_CLSACT;
+	} else if (mode != RN_TC_MODE_CLSACT) {
+		int clsact_rc = rc;
 
-		rc = clsact_attach(nl, stub >= 0 ? stub : prog, ifindex);
-		if (stub >= 0)
-			close(stub);
+		rc = tcx_attach(prog, ifindex, path);
 		if (!rc)
-			*how = RN_POD_ATTACH_CLSACT;
+			*how = RN_POD_ATTACH_TCX;
+		else if (mode == RN_TC_MODE_TCX)
+			rn_fail(e, rc, "tcx attach to ifindex %d: %s", ifindex, strerror(-rc));
 		else
-			rn_fail(e, rc, "clsact filter on ifindex %d: %s", ifindex, strerror(-rc));
+			rn_fail(e, rc, "clsact filter on ifindex %d: %s; tcx attach: %s", ifindex,
+				strerror(-clsact_rc), strerror(-rc));
 	} else {
-		rn_fail(e, rc, "tcx attach to ifindex %d: %s", ifindex, strerror(-rc));
+		rn_fail(e, rc, "clsact filter on ifindex %d: %s", ifindex, strerror(-rc));
 	}
 	if (!rc) {
 		rc = set_guarded(&m, slot, true);

@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "export.h"
+#include "node/node.h"
+#include "datapath/datapath.h"
 #include "sriov/sriov.h"
 #include "ipam/ipam_config.h"
 #include "rdma/rdma_config.h"
-#include "maps.h"
-#include "metrics_datapath.h"
-#include "stats.h"
 #include "textfile.h"
 #include "version.h"
 

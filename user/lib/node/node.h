@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* One Prometheus textfile with everything rdmanet knows about the node:
  * written by rdmanetd periodically and by `rdmanetctl export`. */
-#ifndef RDMANET_EXPORT_H
-#define RDMANET_EXPORT_H
+#ifndef RDMANET_NODE_H
+#define RDMANET_NODE_H
 
 #include "config.h"
 #include "error.h"
