@@ -113,8 +113,8 @@ static bool own_socket_there(const struct dp_res *r)
 {
 	struct stat st;
 
-	return r->sock_ino && stat(r->sock_path, &st) == 0 && st.st_ino == r->sock_ino &&
-	       st.st_dev == r->sock_dev;
+	return r->ep.sock_ino && stat(r->ep.path, &st) == 0 && st.st_ino == r->ep.sock_ino &&
+	       st.st_dev == r->ep.sock_dev;
 }
 
 static void inotify_poll(struct dp_server *s)
@@ -143,14 +143,14 @@ static void inotify_poll(struct dp_server *s)
 					dp_unserve(&s->res[i]);
 				continue;
 			}
-			if (r && (ev->mask & (IN_DELETE | IN_MOVED_FROM)) && r->state == DP_SRV_UP &&
+			if (r && (ev->mask & (IN_DELETE | IN_MOVED_FROM)) && r->ep.state == DP_SRV_UP &&
 			    own_socket_there(r)) {
 				rn_debug("device plugin %s: an older %s was removed; ours is there",
-					 r->view.resource, r->sock_path);
+					 r->view.resource, r->ep.path);
 			} else if (r && (ev->mask & (IN_DELETE | IN_MOVED_FROM)) &&
-				   r->state == DP_SRV_UP) {
+				   r->ep.state == DP_SRV_UP) {
 				rn_info("device plugin %s: %s was deleted (kubelet restart?): serving "
-					"and registering again", r->view.resource, r->sock_path);
+					"and registering again", r->view.resource, r->ep.path);
 				dp_unserve(r);	/* the loop serves it again once shut down */
 			}
 			if (!s->watcher && ev->len && !strcmp(ev->name, kubelet) &&

@@ -15,40 +15,11 @@
 #include <protobuf-c/protobuf-c.h>
 
 #include "devplugin/grpc_dl.h"
+#include "devplugin/grpc_endpoint.h"
 
 #include "devplugin/devplugin.h"
 #include "rdma/roots.h"
 
-#define DP_SOCK_MAX 108			/* sun_path */
-
-struct dp_tag {
-	void (*done)(struct dp_tag *t, bool ok);
-};
-
-struct dp_res;
-
-/* one server-side call */
-struct dp_call {
-	struct dp_tag req_tag;		/* grpc_server_request_call */
-	struct dp_tag recv_tag;		/* the request message */
-	struct dp_tag send_tag;		/* a response (unary: with the status) */
-	struct dp_tag close_tag;	/* RECV_CLOSE_ON_SERVER: peer gone or done */
-	struct dp_res *res;
-	grpc_server *server;		/* the server that took it */
-	grpc_call *call;
-	grpc_call_details details;
-	grpc_metadata_array md;
-	grpc_byte_buffer *recv_buf;
-	grpc_byte_buffer *send_buf;
-	grpc_slice status_details;
-	int cancelled;
-	int refs;			/* batches outstanding + 1 while open */
-	bool is_list_and_watch;
-	bool send_busy, dirty, closed;
-	struct dp_call *next;		/* res->watchers list */
-};
-
-enum dp_srv_state { DP_SRV_DOWN, DP_SRV_UP, DP_SRV_STOPPING };
 enum dp_reg_state { DP_REG_IDLE, DP_REG_PENDING, DP_REG_DONE, DP_REG_WAIT };
 
 struct dp_res {
@@ -57,15 +28,8 @@ struct dp_res {
 	struct rn_dp_view view;
 	bool unservable;		/* rn_dp_resource_servable said no: never served */
 	char sock_name[DP_SOCK_MAX];	/* "rdmanet-<prefix>-<name>.sock" */
-	char sock_path[DP_SOCK_MAX];
-	/* the socket file this server bound: a deletion event for any other
-	 * file at that path (a stale one gRPC unlinks before binding, after
-	 * an unclean exit) is not kubelet deleting ours */
-	dev_t sock_dev;
-	ino_t sock_ino;
-	grpc_server *server;
-	enum dp_srv_state state;
-	struct dp_tag shutdown_tag;
+	char what[RN_DP_PREFIX_LEN + RN_DP_NAME_LEN + 16];	/* "device plugin rdma/x" */
+	struct dp_endpoint ep;		/* its socket (ep.path) and server */
 	struct dp_call *watchers;	/* open ListAndWatch streams */
 	unsigned long long served;	/* times served (re-serves after deletion) */
 	double serve_retry_at;
@@ -117,18 +81,9 @@ struct dp_server {
 /* health.c: published at every housekeeping pass */
 void dp_health_publish(struct dp_server *s);
 
-/* clock.c: monotonic seconds; a gRPC deadline ms from now */
-double dp_now(void);
-gpr_timespec dp_deadline_ms(long ms);
-
-/* protobuf.c: protobuf-c <-> gRPC byte buffers */
-grpc_byte_buffer *dp_pb_pack(const ProtobufCMessage *msg);
-ProtobufCMessage *dp_pb_unpack(const ProtobufCMessageDescriptor *d, grpc_byte_buffer *bb);
-
-/* resource_server.c: a resource's socket and its calls */
+/* resource_server.c: a resource's socket (its endpoint) */
 int dp_serve(struct dp_res *r);
 void dp_unserve(struct dp_res *r);
-void dp_call_unref(struct dp_call *c);
 
 /* rpc.c: the unary methods; fill *resp (packed) or fail with a status */
 grpc_status_code dp_rpc_unary(struct dp_res *r, const char *method, grpc_byte_buffer *req,

@@ -76,6 +76,12 @@ out:
 
 static void send_list(struct dp_call *c);
 
+/* a stream's resource: its endpoint's owner */
+static struct dp_res *res_of(const struct dp_call *c)
+{
+	return c->ep->ctx;
+}
+
 static void sent(struct dp_tag *t, bool ok)
 {
 	struct dp_call *c = (struct dp_call *)((char *)t - offsetof(struct dp_call, send_tag));
@@ -83,7 +89,7 @@ static void sent(struct dp_tag *t, bool ok)
 	c->send_busy = false;
 	grpc_byte_buffer_destroy(c->send_buf);
 	c->send_buf = NULL;
-	if (ok && !c->closed && c->dirty && !atomic_load(&c->res->srv->stop))
+	if (ok && !c->closed && c->dirty && !atomic_load(&res_of(c)->srv->stop))
 		send_list(c);
 	dp_call_unref(c);	/* the batch */
 }
@@ -93,10 +99,10 @@ static void send_list(struct dp_call *c)
 	grpc_op op = { 0 };
 
 	c->dirty = false;
-	c->send_buf = dp_list_and_watch_message(c->res);
+	c->send_buf = dp_list_and_watch_message(res_of(c));
 	if (!c->send_buf) {
 		rn_err("device plugin %s: out of memory building the device list",
-		       c->res->view.resource);
+		       res_of(c)->view.resource);
 		c->dirty = true;	/* the next change retries */
 		return;
 	}
@@ -115,9 +121,9 @@ static void send_list(struct dp_call *c)
 
 void dp_list_and_watch_start(struct dp_call *c)
 {
-	c->next = c->res->watchers;
-	c->res->watchers = c;
-	rn_debug("device plugin %s: ListAndWatch stream opened", c->res->view.resource);
+	c->next = res_of(c)->watchers;
+	res_of(c)->watchers = c;
+	rn_debug("device plugin %s: ListAndWatch stream opened", res_of(c)->view.resource);
 	send_list(c);
 }
 

@@ -139,7 +139,7 @@ static void settle(struct dp_server *s, double now)
 	for (int i = 0; i < s->n_res && now < s->settle_by; i++) {
 		const struct dp_res *r = &s->res[i];
 
-		if (!r->unservable && (r->state != DP_SRV_UP ||
+		if (!r->unservable && (r->ep.state != DP_SRV_UP ||
 				       (!s->watcher && r->reg != DP_REG_DONE)))
 			return;
 	}
@@ -167,7 +167,7 @@ static void housekeeping(struct dp_server *s)
 
 		if (r->unservable)
 			continue;
-		if (r->state == DP_SRV_DOWN && now >= r->serve_retry_at) {
+		if (r->ep.state == DP_SRV_DOWN && now >= r->serve_retry_at) {
 			if (!rn_sysfs_exists("%s", s->plugin_dir)) {
 				if (r->served || !r->serve_retry_at)
 					rn_warn("device plugin %s: %s does not exist (kubelet not "
@@ -182,7 +182,7 @@ static void housekeeping(struct dp_server *s)
 			}
 			dp_events_rewatch(s);
 		}
-		if (s->watcher || r->state != DP_SRV_UP)
+		if (s->watcher || r->ep.state != DP_SRV_UP)
 			continue;
 		if (r->reg == DP_REG_IDLE || (r->reg == DP_REG_WAIT && now >= r->reg_retry_at))
 			dp_register_start(r);
@@ -254,13 +254,14 @@ static void res_init(struct dp_server *s, struct dp_res *r, int i)
 	r->rc = *rc;
 	r->reg_details = grpc_empty_slice();
 	rn_dp_resource_fullname(rc, r->view.resource, sizeof(r->view.resource));
+	snprintf(r->what, sizeof(r->what), "device plugin %s", r->view.resource);
 	if (rn_dp_resource_servable(&s->cfg, i, &e)) {
 		r->unservable = true;
 		rn_err("%s; not served (the other resources are)", e.msg);
 		return;
 	}
 	rn_dp_socket_name(rc, r->sock_name, sizeof(r->sock_name));
-	rn_dp_socket_path(&s->cfg, rc, s->watcher, r->sock_path, sizeof(r->sock_path));
+	rn_dp_socket_path(&s->cfg, rc, s->watcher, r->ep.path, sizeof(r->ep.path));
 }
 
 struct rn_dp_server *rn_dp_start(const struct rn_config *c, struct rn_error *e)

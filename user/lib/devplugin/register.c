@@ -71,9 +71,9 @@ static void registered(struct dp_tag *t, bool ok)
 	}
 	reg_cleanup(r);
 	/* kubelet could not dial us back: our socket is gone, serve again */
-	if (r->reg == DP_REG_WAIT && r->state == DP_SRV_UP && access(r->sock_path, F_OK)) {
+	if (r->reg == DP_REG_WAIT && r->ep.state == DP_SRV_UP && access(r->ep.path, F_OK)) {
 		rn_info("device plugin %s: %s is gone: serving again", r->view.resource,
-			r->sock_path);
+			r->ep.path);
 		dp_unserve(r);
 	}
 }
@@ -86,7 +86,7 @@ void dp_register_start(struct dp_res *r)
 	char uri[DP_SOCK_MAX + 8];
 	grpc_op ops[6] = { 0 };
 
-	if (r->reg == DP_REG_PENDING || r->state != DP_SRV_UP)
+	if (r->reg == DP_REG_PENDING || r->ep.state != DP_SRV_UP)
 		return;
 	q.version = (char *)RN_DP_API_VERSION;
 	q.endpoint = r->sock_name;

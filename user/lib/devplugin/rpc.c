@@ -204,7 +204,7 @@ static grpc_status_code get_info(struct dp_res *r, grpc_byte_buffer **resp)
 
 	o.type = (char *)"DevicePlugin";
 	o.name = r->view.resource;
-	o.endpoint = r->sock_path;
+	o.endpoint = r->ep.path;
 	o.n_supported_versions = 1;
 	o.supported_versions = versions;
 	*resp = dp_pb_pack(&o.base);
