@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Per-node blocks claimed in a real 3-member etcd (ipam/block_claim.h):
-# nodes claiming at once never get one block twice, a node sees only its
+# nodes claiming at once never get one block twice, a claim reads a bounded
+# window of claimed blocks near its node's start, a node sees only its
 # own blocks, a full pool says so, a release gives a block back, a node
 # whose lease expires (gone, or paused past its TTL) loses its blocks to
 # the pool and, back, does not hold them any more; its keep-alive says so.
@@ -21,7 +22,10 @@ cat >"$DIR/config.json" <<EOF
   "pools": [ { "name": "wide", "subnet": "10.70.0.0/22", "block": 28 },
              { "name": "small", "subnet": "10.71.0.0/24", "ips": ["10.71.0.1-10.71.0.40"],
                "block": 27 },
-             { "name": "v6", "subnet": "fd00:70::/64", "block": 120 } ] }
+             { "name": "v6", "subnet": "fd00:70::/64", "block": 120 },
+             { "name": "crowd", "subnet": "10.74.0.0/16", "block": 28 },
+             { "name": "tiny", "subnet": "10.73.0.0/24", "ips": ["10.73.0.1-10.73.0.14"],
+               "block": 28 } ] }
 EOF
 blocks() { "$RN_BUILD/tools/ipam_blocks" "$DIR/config.json" "$@"; }
 q() { "$@" >/dev/null; }
@@ -48,9 +52,23 @@ check_eq "blocks are aligned /28s of the subnet" \
 check_eq "one lease per node, shared by its processes" \
 	"$(blocks c1 lease | cut -d' ' -f1)" "$(blocks c1 lease | cut -d' ' -f1)"
 
+# --- a claim reads a window near its node's start, not the whole pool --------------
+# 200 blocks of a 4,096-block pool claimed by one node; another node's claim
+# then reads at most one window of claimed keys (32) in 3 requests (window,
+# the block's per-allocation count, the claim), not every claimed key
+q blocks filler claim crowd 200
+check_eq "200 blocks claimed" "$(blocks any all crowd | wc -l)" 200
+read -r _ cblock creq ckeys <<<"$(blocks newcomer claim-cost crowd)"
+check_eq "a claim among 200 claimed blocks: 3 etcd requests, at most 32 keys read ($ckeys)" \
+	"$creq $((ckeys <= 32))" "3 1"
+check "... the block is newcomer's, in the pool, held once" bash -c '
+	"$0" "$1" newcomer owned crowd "$2" && [[ $2 == 10.74.*/28 ]] &&
+	[ "$("$0" "$1" any all crowd | grep -c " $2 ")" = 1 ]' \
+	"$RN_BUILD/tools/ipam_blocks" "$DIR/config.json" "$cblock"
+
 # --- a full pool, a release ---------------------------------------------------------
 check_eq "a pool of 40 addresses has two /27 blocks with addresses" \
-	"$(blocks n1 claim small 2)" "small 10.71.0.0/27
+	"$(blocks n1 claim small 2 | sort)" "small 10.71.0.0/27
 small 10.71.0.32/27"
 blocks n2 claim small >/dev/null 2>"$DIR/err"
 check_eq "the next claim: exit 3, naming the pool" \
@@ -62,8 +80,16 @@ check "n1 releases it" blocks n1 release small 10.71.0.0/27
 check "a second release finds nothing" bash -c "! '$RN_BUILD/tools/ipam_blocks' \
 	'$DIR/config.json' n1 release small 10.71.0.0/27"
 check_eq "n2 claims the released block" "$(blocks n2 claim small)" "small 10.71.0.0/27"
-check_eq "IPv6 blocks" "$(blocks n1 claim v6 2)" "v6 fd00:70::/120
-v6 fd00:70::100/120"
+v6=$(blocks n1 claim v6 2)
+v6_ok() {	# two /120s of fd00:70::/64, aligned, distinct, n1's
+	python3 -c 'import ipaddress, sys
+bs = [ipaddress.ip_network(l.split()[1]) for l in sys.argv[1].splitlines()]
+pool = ipaddress.ip_network("fd00:70::/64")
+sys.exit(0 if len(bs) == 2 == len(set(bs)) and
+	 all(b.prefixlen == 120 and b.subnet_of(pool) for b in bs) else 1)' "$v6" || return 1
+	for b in $(cut -d' ' -f2 <<<"$v6"); do blocks n1 owned v6 "$b" || return 1; done
+}
+check "IPv6 blocks: two distinct /120s of the pool, n1's ($(xargs <<<"$v6"))" v6_ok
 
 # --- a pool switched to blocks with live per-allocation addresses ------------------
 jq '.pools = [ { "name": "mig", "subnet": "10.72.0.0/24" } ]' "$DIR/config.json" \
@@ -72,8 +98,9 @@ jq '.pools += [ { "name": "mig", "subnet": "10.72.0.0/24", "block": 28 } ]' "$DI
 	>"$DIR/mig.json"
 "$RN_BUILD/bin/rdmanetctl" -c "$DIR/per-alloc.json" ip allocate --container-id old \
 	--ifname net1 --pool mig >/dev/null
-check_eq "a block holding a live per-allocation address is not claimed: the next one is" \
-	"$("$RN_BUILD/tools/ipam_blocks" "$DIR/mig.json" n1 claim mig)" "mig 10.72.0.16/28"
+"$RN_BUILD/tools/ipam_blocks" "$DIR/mig.json" n1 claim mig 16 >"$DIR/mig" 2>"$DIR/mig.err"
+check_eq "a block holding a live per-allocation address is not claimed: 15 of 16, then full" \
+	"$? $(wc -l <"$DIR/mig") $(grep -c '^mig 10\.72\.0\.0/28$' "$DIR/mig")" "3 15 0"
 "$RN_BUILD/bin/rdmanetctl" -c "$DIR/per-alloc.json" ip release --container-id old \
 	--ifname net1 >/dev/null
 check_eq "released, its block is free to claim" \
@@ -82,8 +109,9 @@ check_eq "released, its block is free to claim" \
 # --- a node that goes away past its lease ------------------------------------------
 ttl=$(blocks gone lease 2 | cut -d' ' -f2)
 check_range "a short lease granted (s)" "$ttl" 1 5
-gone_block=$(blocks gone claim v6 1 | cut -d' ' -f2)
-check "the gone node holds $gone_block" blocks gone owned v6 "$gone_block"
+# tiny has one block: whoever claims it next takes the gone node's
+gone_block=$(blocks gone claim tiny 1 | cut -d' ' -f2)
+check "the gone node holds $gone_block" blocks gone owned tiny "$gone_block"
 # a node that keeps its lease alive (an agent) is paused past the TTL, as a
 # partition would hold it
 blocks paused claim v6 1 2 >"$DIR/paused-claim"
@@ -94,7 +122,7 @@ for _ in $(seq 100); do grep -q held "$DIR/hold.out" && break; sleep 0.1; done
 kill -STOP $hold
 gone_wait() {	# until no block of $1 is left (etcd expired the lease), 30 s at most
 	for _ in $(seq 300); do
-		blocks any all v6 | grep -q " $1\$" || return 0
+		blocks any all | grep -q " $1\$" || return 0
 		sleep 0.1
 	done
 	return 1
@@ -105,10 +133,10 @@ kill -CONT $hold
 wait $hold
 check_eq "the paused node's keep-alive finds its lease gone and says so" \
 	"$? $(grep -c 'expired: every block bound to it is lost' "$DIR/hold.err")" "1 1"
-check_eq "another node claims the first free block: the gone node's" \
-	"$(blocks n3 claim v6 | cut -d' ' -f2)" "$gone_block"
+check_eq "another node claims the gone node's block" \
+	"$(blocks n3 claim tiny | cut -d' ' -f2)" "$gone_block"
 check "back, the gone node does not hold it (a new lease)" bash -c "! '$RN_BUILD/tools/ipam_blocks' \
-	'$DIR/config.json' gone owned v6 '$gone_block'"
+	'$DIR/config.json' gone owned tiny '$gone_block'"
 check_eq "nor anything else" "$(blocks gone list)" ""
 
 # --- revoke -------------------------------------------------------------------------

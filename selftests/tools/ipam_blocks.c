@@ -5,6 +5,8 @@
  * kept alive, or a new one of TTL seconds, default 60):
  *   lease [TTL]                   prints the lease id (hex) and its TTL
  *   claim POOL [N] [TTL]          claims N blocks (default 1), one "POOL BASE/LEN" a line
+ *   claim-cost POOL               claims one block: "POOL BASE/LEN REQUESTS KEYS", the
+ *                                 etcd requests the claim made and the keys it read
  *   list [POOL]                   the node's blocks, one a line
  *   owned POOL BASE/LEN           exit 0 if the node holds the block, 1 if not
  *   release POOL BASE/LEN         exit 0 if released, 1 if it was not there
@@ -170,6 +172,19 @@ int main(int argc, char **argv)
 			print_block(&b);
 			fflush(stdout);
 		}
+	} else if (!strcmp(verb, "claim-cost") && argc > 4) {
+		long long q0, k0, q1, k1;
+		struct rn_block b;
+		char s[RN_ADDR_STRLEN];
+		struct rn_addr a;
+
+		rn_etcd_counts(c, &q0, &k0);
+		if (rn_block_claim(c, st.prefix, node, &l, pool_named(argv[4]), &b, &e))
+			return fail(&e);
+		rn_etcd_counts(c, &q1, &k1);
+		rn_addr_from_u128(&a, b.family, b.base);
+		printf("%s %s/%u %lld %lld\n", b.pool, rn_addr_format(&a, s), b.len, q1 - q0,
+		       k1 - k0);
 	} else if (!strcmp(verb, "list")) {
 		struct rn_block *b;
 		int n = rn_block_list(c, st.prefix, node, &l, argc > 4 ? argv[4] : NULL, &b, &e);

@@ -154,7 +154,7 @@ int rn_block_adopt(struct rn_etcd *c, const char *prefix, const char *node,
 {
 	int family = rn_pool_family(p);
 	rn_u128 mask = ~rn_block_last(family, 0, p->block);
-	char dir[RN_ETCD_KEY_MAX], *end;
+	char dir[RN_ETCD_KEY_MAX];
 	struct rn_etcd_range r;
 	struct rec *rs = NULL;
 	int adopted = 0, err;
@@ -163,12 +163,8 @@ int rn_block_adopt(struct rn_etcd *c, const char *prefix, const char *node,
 	if (!p->block || !l->id)
 		return 0;
 	rn_etcd_key_ips(dir, prefix, p->name);
-	end = rn_etcd_prefix_end(dir);
-	if (!end)
-		return rn_fail(e, -ENOMEM, "ipam: out of memory");
 	rn_etcd_deadline(c);
-	err = rn_etcd_get(c, dir, end, 0, false, false, &r, e);
-	free(end);
+	err = rn_etcd_get_prefix(c, dir, false, &r, e);
 	if (err)
 		return err;
 	if (r.n)

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "ipam/block_claim.h"
+#include "ipam/block_pick.h"
 #include "ipam/etcd_keys.h"
 #include "ipam/pool_set.h"
 
@@ -248,102 +249,146 @@ static long long held_per_allocation(struct rn_etcd *c, const char *prefix, cons
 	return n;
 }
 
+/* A page of the pool's claimed block keys from a candidate block on, up
+ * to range_end, read as the search needs it. */
+struct window {
+	struct rn_etcd_range r;
+	size_t k;			/* first key not below the candidate */
+	bool read;
+	unsigned int pages;		/* read so far */
+	rn_u128 last;			/* base of the last key read (r.more) */
+};
+
+/* Whether the block at base is claimed, reading the next page from base
+ * when base lies past what was read. */
+static int window_taken(struct rn_etcd *c, const char *prefix, const struct rn_pool *p,
+			struct window *w, rn_u128 base, const char *range_end,
+			struct rn_error *e)
+{
+	char from[RN_ETCD_KEY_MAX], pool[RN_POOL_NAME_MAX];
+	struct rn_addr a;
+	int err;
+
+	if (!w->read || (w->r.more && base > w->last)) {
+		rn_etcd_range_free(&w->r);
+		w->read = false;
+		w->k = 0;
+		rn_block_key(from, prefix, p->name, rn_pool_family(p), base);
+		/* the first page is the window; a full one means a crowded
+		 * part of the pool: the rest in large pages */
+		err = rn_etcd_get(c, from, range_end,
+				  w->pages++ ? RN_ETCD_PAGE : RN_BLOCK_CLAIM_WINDOW, true, false,
+				  &w->r, e);
+		if (err)
+			return err;
+		w->read = true;
+		w->last = 0;
+		if (w->r.n && !parse_block_key(w->r.kvs[w->r.n - 1].key, prefix, pool,
+					       sizeof(pool), &a))
+			w->last = rn_addr_to_u128(&a);
+		else if (w->r.n)
+			w->r.more = false;	/* a key we cannot read ends the walk: full scan after */
+	}
+	/* keys are in address order, as are the candidates */
+	for (; w->k < w->r.n; w->k++) {
+		if (parse_block_key(w->r.kvs[w->k].key, prefix, pool, sizeof(pool), &a))
+			continue;
+		if (rn_addr_to_u128(&a) >= base)
+			return rn_addr_to_u128(&a) == base;
+	}
+	return 0;
+}
+
 int rn_block_claim(struct rn_etcd *c, const char *prefix, const char *node,
 		   const struct rn_block_lease *l, const struct rn_pool *p, struct rn_block *out,
 		   struct rn_error *e)
 {
 	int family = rn_pool_family(p);
-	char dir[RN_ETCD_KEY_MAX], key[RN_ETCD_KEY_MAX], value[RN_POOL_NODE_MAX + 96], *end;
-	struct rn_etcd_range taken;
-	rn_u128 cur = 0, mask, next;
-	size_t k = 0;
-	int err;
+	char dir[RN_ETCD_KEY_MAX], key[RN_ETCD_KEY_MAX], stop[RN_ETCD_KEY_MAX];
+	char value[RN_POOL_NODE_MAX + 96], *end;
+	struct window w = { 0 };
+	rn_u128 start, cur;
+	bool wrapped = false;
+	int err = 0;
 
 	if (!p->block)
 		return rn_fail(e, -EINVAL, "ipam: pool \"%s\" has no block size", p->name);
 	if (!l->id)
 		return rn_fail(e, -ENOENT, "ipam: blocks: node %s holds no lease", node);
-	mask = ~rn_block_last(family, 0, p->block);
+	if (!rn_block_start(p, node, &start))
+		return rn_fail(e, -ENOSPC, "ipam: pool \"%s\": every /%u block is claimed",
+			       p->name, p->block);
 	key_blocks(dir, prefix, p->name);
 	end = rn_etcd_prefix_end(dir);
 	if (!end)
 		return rn_fail(e, -ENOMEM, "ipam: out of memory");
+	/* from the node's start to the pool's end, then from the pool's first
+	 * block up to the start */
+	rn_block_key(stop, prefix, p->name, family, start);
 	rn_etcd_deadline(c);
-	for (;;) {
-		bool found = false, ok;
-		long long held = 0;
+	for (cur = start;;) {
+		long long held, rev = 0;
+		bool ok;
+		int taken = window_taken(c, prefix, p, &w, cur, wrapped ? stop : end, e);
 
-		err = rn_etcd_get(c, dir, end, 0, true, false, &taken, e);
-		if (err)
-			break;
-		/* the first block holding a usable address whose key is absent:
-		 * keys are in address order, as are the candidates */
-		k = 0;
-		cur = 0;
-		while (rn_seg_next(p->segs, p->n_segs, cur, &next)) {
-			rn_u128 base = next & mask;
-			struct rn_addr a;
-			char pool[RN_POOL_NAME_MAX];
-
-			while (k < taken.n &&
-			       (parse_block_key(taken.kvs[k].key, prefix, pool, sizeof(pool), &a) ||
-				rn_addr_to_u128(&a) < base))
-				k++;
-			if ((k < taken.n && rn_addr_to_u128(&a) == base) ||
-			    (held = held_per_allocation(c, prefix, p->name, family, base,
-							rn_block_last(family, base, p->block),
-							e)) != 0) {
-				if (held < 0)
-					break;
-				cur = rn_block_last(family, base, p->block);
-				if (cur == ~(rn_u128)0 || (family == AF_INET &&
-							    cur == 0xffffffffu))
-					break;
-				cur++;
-				continue;
-			}
-			found = true;
-			cur = base;
+		if (taken < 0) {
+			err = taken;
 			break;
 		}
-		rn_etcd_range_free(&taken);
+		held = taken ? 0 : held_per_allocation(c, prefix, p->name, family, cur,
+							rn_block_last(family, cur, p->block), e);
 		if (held < 0) {
 			err = (int)held;
 			break;
 		}
-		if (!found) {
+		if (!taken && !held) {
+			rn_block_key(key, prefix, p->name, family, cur);
+			snprintf(value, sizeof(value),
+				 "{\"node\":\"%s\",\"lease\":\"%lld\",\"len\":%u}", node, l->id,
+				 p->block);
+			err = rn_etcd_txn_rev(c, json_pack("[o]", rn_etcd_cmp_create(key, 0)),
+					      json_pack("[o]", rn_etcd_op_put_lease(key, value,
+										    l->id)),
+					      NULL, &ok, NULL, 0, &rev, e);
+			if (err) {
+				err = lease_gone(e);
+				break;
+			}
+			if (ok) {
+				memset(out, 0, sizeof(*out));
+				snprintf(out->pool, sizeof(out->pool), "%s", p->name);
+				snprintf(out->node, sizeof(out->node), "%s", node);
+				out->family = family;
+				out->base = cur;
+				out->len = p->block;
+				out->lease = l->id;
+				/* the revision of the put: what a release compares */
+				out->mod_revision = rev;
+				break;
+			}
+			if (rn_etcd_expired(c)) {
+				err = rn_fail(e, -EAGAIN, "ipam: blocks: pool \"%s\": claims kept "
+					      "racing other nodes: try again later", p->name);
+				break;
+			}
+			/* another node took it first: on to the next one */
+		}
+		if (!rn_block_after(p, cur, &cur)) {
+			if (wrapped || !rn_block_nth(p, 0, &cur) || cur == start)
+				cur = start;	/* every block seen */
+			else {
+				wrapped = true;
+				rn_etcd_range_free(&w.r);
+				w.read = false;
+			}
+		}
+		if (cur == start) {
 			err = rn_fail(e, -ENOSPC, "ipam: pool \"%s\": every /%u block is claimed",
 				      p->name, p->block);
 			break;
 		}
-		rn_block_key(key, prefix, p->name, family, cur);
-		snprintf(value, sizeof(value), "{\"node\":\"%s\",\"lease\":\"%lld\",\"len\":%u}",
-			 node, l->id, p->block);
-		err = rn_etcd_txn(c, json_pack("[o]", rn_etcd_cmp_create(key, 0)),
-				  json_pack("[o]", rn_etcd_op_put_lease(key, value, l->id)), NULL,
-				  &ok, NULL, 0, e);
-		if (err) {
-			err = lease_gone(e);
-			break;
-		}
-		if (ok) {
-			memset(out, 0, sizeof(*out));
-			snprintf(out->pool, sizeof(out->pool), "%s", p->name);
-			out->family = family;
-			out->base = cur;
-			out->len = p->block;
-			/* read back for the revision a release compares */
-			err = rn_block_owned(c, prefix, node, l, out, e) == 1 ? 0 :
-			      rn_fail(e, -EAGAIN, "ipam: blocks: a claimed block went at once");
-			break;
-		}
-		if (rn_etcd_expired(c)) {
-			err = rn_fail(e, -EAGAIN, "ipam: blocks: pool \"%s\": claims kept racing "
-				      "other nodes: try again later", p->name);
-			break;
-		}
-		/* another node took that block first: read again */
 	}
+	rn_etcd_range_free(&w.r);
 	free(end);
 	return err;
 }
@@ -352,18 +397,14 @@ int rn_block_list(struct rn_etcd *c, const char *prefix, const char *node,
 		  const struct rn_block_lease *l, const char *pool, struct rn_block **out,
 		  struct rn_error *e)
 {
-	char dir[RN_ETCD_KEY_MAX], *end;
+	char dir[RN_ETCD_KEY_MAX];
 	struct rn_etcd_range r;
 	int n = 0, err;
 
 	*out = NULL;
 	key_blocks(dir, prefix, pool);
-	end = rn_etcd_prefix_end(dir);
-	if (!end)
-		return rn_fail(e, -ENOMEM, "ipam: out of memory");
 	rn_etcd_deadline(c);
-	err = rn_etcd_get(c, dir, end, 0, false, false, &r, e);
-	free(end);
+	err = rn_etcd_get_prefix(c, dir, false, &r, e);
 	if (err)
 		return err;
 	*out = calloc(r.n + 1, sizeof(**out));

@@ -61,9 +61,16 @@ int rn_block_lease_keepalive(struct rn_etcd *c, struct rn_block_lease *l, struct
 /* Gives the lease (and every block bound to it) back at once. */
 int rn_block_lease_revoke(struct rn_etcd *c, struct rn_block_lease *l, struct rn_error *e);
 
-/* Claims the first free block of p (p->block must be set) for node under
- * lease l. -ENOSPC if every block of the pool is taken; -ENOENT if the
- * lease is gone. */
+/* Claims a free block of p (p->block must be set) for node under lease l:
+ * the first free one from the node's start (block_pick.h) on, wrapping
+ * around the pool's end. It reads the claimed block keys from the start in
+ * a window of RN_BLOCK_CLAIM_WINDOW keys, the rest of the pool (in large
+ * pages) only when the window holds no free block; a claim another node
+ * won moves on to the next free block without reading again. 3 etcd
+ * requests when the window has room: the window, the block's
+ * per-allocation count, the claim. -ENOSPC if every block of the pool is
+ * taken; -ENOENT if the lease is gone. */
+#define RN_BLOCK_CLAIM_WINDOW	32
 int rn_block_claim(struct rn_etcd *c, const char *prefix, const char *node,
 		   const struct rn_block_lease *l, const struct rn_pool *p, struct rn_block *out,
 		   struct rn_error *e);

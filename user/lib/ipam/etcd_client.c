@@ -8,6 +8,7 @@
 #include <time.h>
 #include "ipam/curl_lazy.h"
 #include "ipam/etcd_client.h"
+#include "ipam/etcd_keys.h"
 #include "ipam/store.h"
 
 #define MAX_ANSWER (64u << 20)	/* a range of every allocation stays well below */
@@ -27,6 +28,7 @@ struct rn_etcd {
 	char last_error[384];
 	bool other_error;		/* last_error is not a timeout (this call) */
 	char curl_error[CURL_ERROR_SIZE];	/* libcurl's detail of the last failure */
+	long long requests, keys;	/* rn_etcd_counts */
 };
 
 static size_t on_data(char *data, size_t size, size_t n, void *arg)
@@ -207,6 +209,7 @@ static int call(struct rn_etcd *c, const char *path, json_t *body, json_t **resp
 	json_decref(body);
 	if (!text)
 		return rn_fail(e, -ENOMEM, "etcd: out of memory");
+	c->requests++;
 	if (per_try < MIN_TRY_MS)
 		per_try = MIN_TRY_MS;
 	snprintf(c->last_error, sizeof(c->last_error), "no endpoint tried");
@@ -259,7 +262,67 @@ int rn_etcd_get(struct rn_etcd *c, const char *key, const char *range_end, long 
 		return err;
 	err = rn_etcd_parse_range(resp, out, e);
 	json_decref(resp);
+	c->keys += (long long)out->n;
 	return err;
+}
+
+int rn_etcd_get_all(struct rn_etcd *c, const char *start, const char *end, bool keys_only,
+		    struct rn_etcd_range *out, struct rn_error *e)
+{
+	char from[RN_ETCD_KEY_MAX + 2];
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(from, sizeof(from), "%s", start);
+	for (;;) {
+		struct rn_etcd_range page;
+		struct rn_etcd_kv *grown;
+
+		err = rn_etcd_get(c, from, end, RN_ETCD_PAGE, keys_only, false, &page, e);
+		if (err)
+			break;
+		grown = realloc(out->kvs, (out->n + page.n + 1) * sizeof(*grown));
+		if (!grown) {
+			rn_etcd_range_free(&page);
+			err = rn_fail(e, -ENOMEM, "etcd: out of memory");
+			break;
+		}
+		out->kvs = grown;
+		memcpy(out->kvs + out->n, page.kvs, page.n * sizeof(*page.kvs));
+		out->n += page.n;
+		out->revision = out->revision ? out->revision : page.revision;
+		if (!page.more || !page.n) {
+			free(page.kvs);
+			break;
+		}
+		/* keys hold no byte below 0x21: "last key + \x01" starts the next page */
+		snprintf(from, sizeof(from), "%s\x01", page.kvs[page.n - 1].key);
+		free(page.kvs);
+	}
+	if (err)
+		rn_etcd_range_free(out);
+	out->count = (long long)out->n;
+	return err;
+}
+
+int rn_etcd_get_prefix(struct rn_etcd *c, const char *prefix, bool keys_only,
+		       struct rn_etcd_range *out, struct rn_error *e)
+{
+	char *end = rn_etcd_prefix_end(prefix);
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (!end)
+		return rn_fail(e, -ENOMEM, "etcd: out of memory");
+	err = rn_etcd_get_all(c, prefix, end, keys_only, out, e);
+	free(end);
+	return err;
+}
+
+void rn_etcd_counts(const struct rn_etcd *c, long long *requests, long long *keys)
+{
+	*requests = c->requests;
+	*keys = c->keys;
 }
 
 int rn_etcd_txn(struct rn_etcd *c, json_t *compare, json_t *success, json_t *failure,

@@ -49,6 +49,20 @@ bool rn_etcd_expired(const struct rn_etcd *c);
 /* One range request. limit 0: no limit. */
 int rn_etcd_get(struct rn_etcd *c, const char *key, const char *range_end, long long limit,
 		bool keys_only, bool count_only, struct rn_etcd_range *out, struct rn_error *e);
+/* Every key of [start, end), in pages of RN_ETCD_PAGE keys (no answer
+ * grows with the store); out->revision is the first page's (a compare
+ * against it also fails on what changed while the later pages were read).
+ * Keys must hold no byte below 0x21 (the store's never do). */
+#define RN_ETCD_PAGE	1000
+int rn_etcd_get_all(struct rn_etcd *c, const char *start, const char *end, bool keys_only,
+		    struct rn_etcd_range *out, struct rn_error *e);
+/* Every key that starts with prefix, as rn_etcd_get_all. */
+int rn_etcd_get_prefix(struct rn_etcd *c, const char *prefix, bool keys_only,
+		       struct rn_etcd_range *out, struct rn_error *e);
+/* Requests this handle made (one per call, however many endpoints it
+ * tried) and keys its range reads received, since it was opened: what a
+ * piece of work cost etcd (tests, the bench). */
+void rn_etcd_counts(const struct rn_etcd *c, long long *requests, long long *keys);
 /* A transaction. compare/success/failure are arrays of the ops below
  * (consumed; NULL for none). Range results of the branch taken land in
  * results[i] for op i (other ops leave theirs empty); n_results may be

@@ -15,7 +15,6 @@
 #include "ipam/store.h"
 
 #define SCAN_PAGE	64	/* allocated keys read per step of a pick */
-#define LIST_PAGE	1000	/* keys per page when listing */
 #define TXN_OPS_MAX	120	/* etcd's default --max-txn-ops is 128 */
 #define OWNER_MAX	4	/* addresses an owner record may list (2 in practice) */
 

@@ -46,59 +46,17 @@ void rn_et_cache_cursor(struct pool_cache *c, const struct rn_etcd_kv *kv, int f
 	c->cursor_mod = kv ? kv->mod_revision : 0;
 }
 
-/* Every key of [start, end), in pages. Keys the store writes hold no byte
- * below 0x21, so "last key + \x01" is where the next page starts. */
+/* Every key of [start, end) / under a prefix, in pages (etcd_client.h). */
 int rn_et_get_all(struct etcd_store *s, const char *start, const char *end, bool keys_only,
 		  struct rn_etcd_range *out, struct rn_error *e)
 {
-	char from[RN_ETCD_KEY_MAX + 2];
-	int err;
-
-	memset(out, 0, sizeof(*out));
-	snprintf(from, sizeof(from), "%s", start);
-	for (;;) {
-		struct rn_etcd_range page;
-		struct rn_etcd_kv *grown;
-
-		err = rn_etcd_get(s->c, from, end, LIST_PAGE, keys_only, false, &page, e);
-		if (err)
-			break;
-		grown = realloc(out->kvs, (out->n + page.n + 1) * sizeof(*grown));
-		if (!grown) {
-			rn_etcd_range_free(&page);
-			err = rn_fail(e, -ENOMEM, "etcd: out of memory");
-			break;
-		}
-		out->kvs = grown;
-		memcpy(out->kvs + out->n, page.kvs, page.n * sizeof(*page.kvs));
-		out->n += page.n;
-		out->revision = out->revision ? out->revision : page.revision;
-		if (!page.more || !page.n) {
-			free(page.kvs);
-			break;
-		}
-		snprintf(from, sizeof(from), "%s\x01", page.kvs[page.n - 1].key);
-		free(page.kvs);
-	}
-	if (err)
-		rn_etcd_range_free(out);
-	out->count = (long long)out->n;
-	return err;
+	return rn_etcd_get_all(s->c, start, end, keys_only, out, e);
 }
 
-/* Every key under a prefix. */
 int rn_et_get_prefix(struct etcd_store *s, const char *prefix, bool keys_only,
 		     struct rn_etcd_range *out, struct rn_error *e)
 {
-	char *end = rn_etcd_prefix_end(prefix);
-	int err;
-
-	memset(out, 0, sizeof(*out));
-	if (!end)
-		return rn_fail(e, -ENOMEM, "etcd: out of memory");
-	err = rn_et_get_all(s, prefix, end, keys_only, out, e);
-	free(end);
-	return err;
+	return rn_etcd_get_prefix(s->c, prefix, keys_only, out, e);
 }
 
 /* --- pools --------------------------------------------------------------------- */
