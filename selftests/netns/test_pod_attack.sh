@@ -34,9 +34,12 @@ SLOT_A=$(bpftool -j map dump pinned "$CNI_PIN/rn_pod_meta_v1" |
 	jq -r '.[] | select(.formatted.value.container_id == "c-a") | .formatted.key')
 echo "# A $A4 $A6 $MAC_A (slot $SLOT_A), B $B4 $B6 $MAC_B"
 
-check "pod A's interface carries the per-pod program (tcx egress)" \
-	sh -c "nsenter --net=/run/netns/$CNI_PFX-a bpftool -j net show dev net1 | jq -e '.[0].tc[] | select(.name == \"rn_pod_egress\" and .kind == \"tcx/egress\")' >/dev/null"
-check "its link is pinned for the pod" test -e "$CNI_PIN/links/pod_$SLOT_A"
+# tc_mode auto: a clsact filter (a tcx attach and the device's deletion
+# with a tcx link each wait for an RCU grace period holding the RTNL)
+check "pod A's interface carries the per-pod program (clsact egress, tc_mode auto)" \
+	sh -c "nsenter --net=/run/netns/$CNI_PFX-a bpftool -j net show dev net1 | jq -e '.[0].tc[] | select(.name == \"rn_pod_egress\" and .kind == \"clsact/egress\")' >/dev/null"
+check_eq "and no tcx link: none pinned for the pod, none on net1" \
+	"$(ls "$CNI_PIN/links" | grep -c "^pod_"):$(cni_in a bpftool -j net show dev net1 | jq '[.[0].tc[] | select(.kind == "tcx/egress")] | length')" "0:0"
 # every neighbour entry both sides could learn from A's frames starts known
 cni_in a ping -c1 -W2 "$GW4" >/dev/null
 cni_in b ping -c1 -W2 "$GW4" >/dev/null
@@ -170,7 +173,7 @@ dev_entries_a() {
 check_eq "A's (netns, ifindex) entry is there before DEL" "$(dev_entries_a)" 1
 cni_run DEL "$CNI_TMP/rail.json" c-a net1 "/run/netns/$CNI_PFX-a"
 cni_check_ok "DEL pod A"
-check "DEL unpinned its link" test ! -e "$CNI_PIN/links/pod_$SLOT_A"
+check "DEL left no link pinned for it" test ! -e "$CNI_PIN/links/pod_$SLOT_A"
 check_eq "DEL removed its (netns, ifindex) entry" "$(dev_entries_a)" 0
 # a pod netns whose defaults would give random link-local addresses (what
 # a host with devconf_inherit_init_net and stable-privacy hands its pods):

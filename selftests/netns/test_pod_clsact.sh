@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# The per-pod program as a clsact filter (kernels without tcx, or a master
-# whose tc_mode says clsact): the CNI plugin creates the clsact qdisc in the
+# The per-pod program as a clsact filter (what a master's tc_mode clsact,
+# and auto, give pods; test_pod_upgrade.sh has tcx): the CNI plugin creates the clsact qdisc in the
 # pod's netns and puts rn_pod_egress on its egress over netlink (a tail call
 # through rn_pod_jmp_v1); it polices the same; an agent upgrade moves the pod
 # to the new build's program; no tcx link is pinned; DEL leaves nothing.

@@ -4,7 +4,9 @@
 # the new build's code: the new rdmanetd (build/variant: the same sources,
 # programs with another kernel tag) pins its rn_pod_egress and moves every
 # pinned pod link to it in place (link update), and the pod is still
-# policed. Going back to the old build moves it back.
+# policed. Going back to the old build moves it back. The master's tc_mode
+# is tcx, so the pod gets a tcx link (auto gives it a clsact filter, which
+# moves through rn_pod_jmp_v1: test_pod_clsact.sh).
 . "$RN_SRC/selftests/lib/tap.sh"
 . "$RN_SRC/selftests/cni/lib.sh"
 trap cni_topo_down EXIT
@@ -14,8 +16,9 @@ CRAFT="nsenter --net=/run/netns/$CNI_PFX-a python3 $RN_SRC/selftests/tools/rn_cr
 [ -x "$CNI_BIN" ] || tap_skip_all "build/bin/rdmanet not built"
 [ -x "$NEW" ] || tap_skip_all "build/variant/bin/rdmanetd not built"
 cni_topo_up || tap_skip_all "cannot create network namespaces"
-cni_node_config "$CNI_CONFIG" enforce
-check "old rdmanetd attaches" cni_agent_start "$CNI_CONFIG"
+cni_node_config "$CNI_TMP/base.json" enforce
+jq '.masters[0].tc_mode = "tcx"' "$CNI_TMP/base.json" >"$CNI_CONFIG"
+check "old rdmanetd attaches (ra0 in tcx mode)" cni_agent_start "$CNI_CONFIG"
 cni_netconf "$CNI_TMP/rail.json" 1.1.0 rail \
 	'{"master": "ra0", "ippools": {"ipv4": ["railA-v4"]},
 	  "conflictCheck": {"enabled": false}, "gatewayCheck": {"enabled": false}}'

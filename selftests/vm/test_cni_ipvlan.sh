@@ -68,7 +68,7 @@ JSON
 	# MLD from fe80::<MAC with its dev_id>) is no refusal
 	check_eq "nothing of the pod's own traffic refused" \
 		"$($ctl -j stats --pod vm/pod1 | jq '[.pods[0].refused | .[] | numbers] | add')" 0
-	check "net1 carries rn_pod_egress (tcx egress)" sh -c \
+	check "net1 carries rn_pod_egress (a clsact filter: tc_mode auto)" sh -c \
 		"ip netns exec $POD bpftool -j net show dev net1 | jq -e '.[0].tc[] | select(.name == \"rn_pod_egress\")' >/dev/null"
 	check_eq "stats: the pod is guarded" "$($ctl -j stats --pod vm/pod1 | jq '.pods[0].guarded')" true
 	$craft udp4 src=192.168.77.99 dst="$VM_PEER_IP"

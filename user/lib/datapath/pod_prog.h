@@ -6,9 +6,11 @@
  * netlink only (it does not link libbpf: map_syscall.h). A tcx link is
  * pinned as links/pod_<slot>, so it outlives the plugin; an agent of a
  * newer build swaps its program in place (bpf link update), so pods
- * attached before an upgrade run the new code. A clsact filter (kernels
- * without tcx) carries rn_pod_egress_clsact instead, which tail-calls the
- * program the agent put in rn_pod_jmp_v1: those pods move with that entry. */
+ * attached before an upgrade run the new code. A clsact filter (tc_mode
+ * auto and clsact: no RCU grace period at ADD and DEL, which tcx takes
+ * under the RTNL) carries rn_pod_egress_clsact instead, which tail-calls
+ * the program the agent put in rn_pod_jmp_v1: those pods move with that
+ * entry. */
 #ifndef RDMANET_POD_PROG_H
 #define RDMANET_POD_PROG_H
 
@@ -45,10 +47,10 @@ struct nl_sock;
 /* The CNI plugin, with the calling thread in the pod's netns (the tcx
  * attach takes the ifindex there) and nl a netlink socket in it: makes
  * (netns cookie, ifindex) name the pod in `slot`, attaches the pinned
- * program to the interface's egress (tcx unless mode says clsact; clsact
- * where tcx is refused under auto), and marks the pod guarded. Returns 0,
- * 1 if rdmanetd has pinned no program (e says so: nothing done), or a
- * negative errno with nothing left behind. */
+ * program to the interface's egress (a clsact filter unless mode says
+ * tcx; tcx where clsact is refused under auto), and marks the pod guarded.
+ * Returns 0, 1 if rdmanetd has pinned no program (e says so: nothing
+ * done), or a negative errno with nothing left behind. */
 int rn_pod_prog_attach(const char *pin_dir, struct nl_sock *nl, int ifindex, __u32 slot,
 		       enum rn_tc_mode mode, enum rn_pod_attach *how, struct rn_error *e);
 /* Takes the pod in `slot` off: its tcx link (if pinned) and its (netns,
