@@ -32,7 +32,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 PKGS := libbpf libxdp libnl-3.0 libnl-route-3.0 libnl-genl-3.0 jansson sqlite3 libcurl libibverbs \
-	libprotobuf-c
+	libprotobuf-c yaml-0.1
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -290,7 +290,7 @@ DEPS_NPM := $(if $(shell dpkg -S /usr/bin/npm 2>/dev/null | grep '^nodejs:'),,np
 # stage), and what testing them needs on top (make deps).
 BUILD_PKGS := clang-19 gcc make pkg-config binutils zlib1g-dev libxdp-dev libnl-3-dev \
 	libnl-route-3-dev libnl-genl-3-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev \
-	libibverbs-dev libgrpc-dev protobuf-c-compiler libprotobuf-c-dev
+	libibverbs-dev libgrpc-dev protobuf-c-compiler libprotobuf-c-dev libyaml-dev
 BUILD_BPO_PKGS := libbpf-dev libbpf1 bpftool libelf1 libelf-dev libdw1 linux-libc-dev
 DEPS_PKGS := $(BUILD_PKGS) clang llvm libcmocka-dev libclang-rt-14-dev xdp-tools \
 	iproute2 iperf3 tshark tcpdump etcd-server etcd-client prometheus \
