@@ -6,7 +6,8 @@
 # node (the agent's tick adopts them); a block holding two nodes' addresses
 # stays unclaimed and its addresses per-allocation; no address is ever held
 # twice, through new ADDs on both nodes; DEL releases adopted and left
-# addresses alike; a second pass changes nothing.
+# addresses alike; a second pass changes nothing; a DEL that comes while
+# the agent adopts its address leaves nothing held.
 set -u
 . "$RN_SRC/selftests/lib/tap.sh"
 . "$RN_SRC/selftests/ipam/lib/etcd_cluster.sh"
@@ -73,4 +74,30 @@ check "DEL of an adopted address frees it on the node" \
 check "DEL of a per-allocation address frees it in etcd" \
 	bash -c '! echo "$0" | grep -q "^10.82.0.1 "' "$(etcd_held)"
 check_eq "29 addresses held, each once" "$(all_held | uniq | wc -l) $(all_held | wc -l)" "29 29"
+
+# --- a DEL while the agent adopts its address ---------------------------------------
+# The DEL finds nothing in n1's store (the address is per-allocation) and
+# stops before it asks etcd (RDMANET_IPAM_FAULT); n1's agent adopts the
+# address meanwhile (a copy in n1's store, the record gone from etcd); the
+# DEL goes on: etcd has nothing, and the copy must not stay held on n1.
+r2() {	# NODE BLOCK_JSON: n1's config with pool r2 only
+	sed "s#\"r1\", \"subnet\": \"10.82.0.0/24\" [^}]*#\"r2\", \"subnet\": \"10.83.0.0/24\" $2 #" \
+		"$DIR/n1.json" >"$DIR/$1"
+}
+r2 r2-old.json ""
+r2 r2-blk.json ', "block": 29'
+"$CTL" -c "$DIR/r2-old.json" ip allocate --container-id d1 --ifname net1 --pool r2 >/dev/null
+RDMANET_IPAM_FAULT=stop@release-etcd "$CTL" -c "$DIR/r2-blk.json" ip release \
+	--container-id d1 --ifname net1 >/dev/null 2>"$DIR/del.err" &
+del=$!
+stopped() { [ "$(awk '{print $3}' "/proc/$del/stat" 2>/dev/null)" = T ]; }
+for _ in $(seq 100); do stopped && break; sleep 0.1; done
+check "the DEL stops between n1's store and etcd" stopped
+check_eq "n1's tick adopts the address meanwhile" \
+	"$("$BLK" "$DIR/r2-blk.json" n1 tick 0 3600000 2>&1)" 1
+kill -CONT $del
+wait $del
+check_eq "the DEL goes on and succeeds" "$?" 0
+check_eq "... and the adopted copy is released: r2 holds nothing on n1 or in etcd" \
+	"$("$CTL" -c "$DIR/n1-local.json" pool show r2 -j | jq '.allocations | length') $("$CTL" -c "$DIR/r2-old.json" pool show r2 -j | jq '.allocations | length')" "0 0"
 tap_done

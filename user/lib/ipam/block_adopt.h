@@ -17,7 +17,11 @@
  * transaction the block is nobody's and the local copies lie outside the
  * node's blocks (never handed out); after it, the records are gone and the
  * block is the node's. A crash in between leaves both copies of the same
- * owner, and the next pass finishes it (the local copy is idempotent). */
+ * owner, and the next pass finishes it (the local copy is idempotent). A
+ * DEL meanwhile (rn_ipam_release: the node's store, then etcd) either
+ * deletes the records before the transaction (which then fails, and the
+ * copies go) or finds them gone after it and looks in the node's store
+ * again, releasing the copy. */
 #ifndef RDMANET_IPAM_BLOCK_ADOPT_H
 #define RDMANET_IPAM_BLOCK_ADOPT_H
 

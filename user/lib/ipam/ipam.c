@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ipam/block_alloc.h"
+#include "ipam/ipam_fault.h"
 #include "ipam/cluster_check.h"
 #include "ipam/ipam.h"
 #include "ipam/ipam_settings.h"
@@ -441,13 +442,21 @@ int rn_ipam_release(struct rn_ipam *ipam, const char *container_id, const char *
 	if (err)
 		return err;
 	if (ba) {
-		struct rn_store *local = rn_block_alloc_store(ba);
-
-		n = local->ops->release_owner(local, container_id, ifname, e);
+		n = rn_block_alloc_store(ba)->ops->release_owner(rn_block_alloc_store(ba),
+								  container_id, ifname, e);
 		if (n != 0)
 			return n;
+		rn_ipam_fault_point("release-etcd");
 	}
-	return ipam->store->ops->release_owner(ipam->store, container_id, ifname, e);
+	n = ipam->store->ops->release_owner(ipam->store, container_id, ifname, e);
+	if (n != 0 || !ba)
+		return n;
+	/* etcd had nothing either: the agent may have adopted the attachment's
+	 * per-allocation address (block_adopt.h) between the two looks, copying
+	 * it to the node's store and deleting it from etcd; a second look there
+	 * releases that copy (else the address stays held on the node) */
+	return rn_block_alloc_store(ba)->ops->release_owner(rn_block_alloc_store(ba),
+							     container_id, ifname, e);
 }
 
 int rn_ipam_release_ip(struct rn_ipam *ipam, const char *pool, const struct rn_addr *addr,
