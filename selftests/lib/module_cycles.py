@@ -6,8 +6,8 @@ files directly in user/lib are the module "lib").
 An edge A -> B: a file of A includes a header of B (#include "B/x.h", or a
 bare "x.h" that is not in the file's folder and resolves to user/lib/x.h).
 Every edge on a cycle is printed; the run fails (exit 1) when a cycle uses an
-edge that is not in the known list (--known FILE: lines "A B", # comments),
-so the cycles of today are written down and no new one comes in.
+edge that is not in the known list (--known FILE: lines "A B", # comments;
+without it, any cycle fails: user/lib has none).
 
 usage: module_cycles.py ROOT [--known FILE]"""
 import os

@@ -7,11 +7,7 @@
 
 #include "config.h"
 #include "json_fields.h"
-#include "datapath/datapath.h"
-#include "ipam/ipam_config.h"
-#include "devplugin/devplugin.h"
-#include "rdma/rdma_config.h"
-#include "sriov/sriov.h"
+#include "maps/map_sizes.h"
 
 const char *const rn_policy_names[3] = { "off", "monitor", "enforce" };
 const char *const rn_ecn_names[3] = { "off", "ect0", "ect1" };
@@ -189,11 +185,65 @@ const char *rn_dscp_set_format(uint64_t mask, char *buf, size_t size)
 	return buf;
 }
 
+/* The core's own keys; every other top-level key is a module's section
+ * (rn_config_sections). */
+static const char *const core_keys[] = { "node", "masters", "default_policy", "qos",
+					 "textfile", "bpf", "cni", "deployment", NULL };
+
+static const struct rn_config_section *section(const char *key)
+{
+	for (const struct rn_config_section *s = rn_config_sections; s->key || s->check; s++)
+		if (s->key && !strcmp(s->key, key))
+			return s;
+	return NULL;
+}
+
+static int only_known_keys(json_t *root, struct rn_error *e)
+{
+	const char *key;
+	json_t *val;
+
+	json_object_foreach(root, key, val) {
+		bool ok = section(key) != NULL;
+
+		for (int i = 0; !ok && core_keys[i]; i++)
+			ok = !strcmp(key, core_keys[i]);
+		if (!ok)
+			return rn_fail(e, -EINVAL, "config: unknown key \"%s\"", key);
+	}
+	return 0;
+}
+
+/* Each section's JSON type, then (after the core's keys are parsed: a
+ * check may read them) each section's check, in table order. */
+static int sections_typed(struct rn_config *c, json_t *root, struct rn_error *e)
+{
+	for (const struct rn_config_section *s = rn_config_sections; s->key || s->check; s++) {
+		json_t *v, **slot = s->field ? (json_t **)((char *)c + s->field) : &v;
+
+		if (s->key && rn_json_typed(root, s->key, s->type, slot, "config", e))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int sections_checked(const struct rn_config *c, struct rn_error *e)
+{
+	for (const struct rn_config_section *s = rn_config_sections; s->key || s->check; s++)
+		if (s->check && s->check(c, e))
+			return -EINVAL;
+	return 0;
+}
+
+json_t *rn_config_section(const struct rn_config *c, const char *key)
+{
+	json_t *v = c->root ? json_object_get(c->root, key) : NULL;
+
+	return v && !json_is_null(v) ? v : NULL;
+}
+
 int rn_config_from_json(struct rn_config *c, json_t *root, struct rn_error *e)
 {
-	static const char *const keys[] = { "node", "masters", "default_policy", "qos",
-					    "textfile", "bpf", "ipam", "pools", "rdma", "cni",
-					    "device_plugin", "sriov", "deployment", NULL };
 	json_t *masters, *qos, *textfile, *bpf, *cni;
 	int pol, deployment = 0, err;
 
@@ -201,7 +251,7 @@ int rn_config_from_json(struct rn_config *c, json_t *root, struct rn_error *e)
 	if (!json_is_object(root))
 		return rn_fail(e, -EINVAL, "config: expected a JSON object at the top level");
 	pol = c->default_policy;
-	if (rn_json_only_keys(root, keys, "config", e) ||
+	if (only_known_keys(root, e) ||
 	    rn_json_string(root, "node", c->node, sizeof(c->node), "config", e) ||
 	    rn_json_enum(root, "default_policy", rn_policy_names, 3, &pol, "config", e) ||
 	    rn_json_enum(root, "deployment", rn_deployment_names, 2, &deployment, "config", e) ||
@@ -209,12 +259,8 @@ int rn_config_from_json(struct rn_config *c, json_t *root, struct rn_error *e)
 	    rn_json_typed(root, "qos", JSON_OBJECT, &qos, "config", e) ||
 	    rn_json_typed(root, "textfile", JSON_OBJECT, &textfile, "config", e) ||
 	    rn_json_typed(root, "bpf", JSON_OBJECT, &bpf, "config", e) ||
-	    rn_json_typed(root, "ipam", JSON_OBJECT, &c->ipam, "config", e) ||
-	    rn_json_typed(root, "pools", JSON_ARRAY, &c->pools, "config", e) ||
-	    rn_json_typed(root, "rdma", JSON_OBJECT, &c->rdma, "config", e) ||
 	    rn_json_typed(root, "cni", JSON_OBJECT, &cni, "config", e) ||
-	    rn_json_typed(root, "device_plugin", JSON_OBJECT, &c->device_plugin, "config", e) ||
-	    rn_json_typed(root, "sriov", JSON_ARRAY, &c->sriov, "config", e))
+	    sections_typed(c, root, e))
 		goto fail;
 	c->default_policy = pol;
 	c->cluster = deployment == 1;
@@ -224,10 +270,12 @@ int rn_config_from_json(struct rn_config *c, json_t *root, struct rn_error *e)
 	      (bpf && parse_bpf(c, bpf, e)) || parse_cni(c, cni, e);
 	if (err)
 		goto fail;
-	if (rn_ipam_config_check(c, e) || rn_rdma_config_check(c, e) ||
-	    rn_dp_config_check(c, e) || rn_sriov_config_check(c, e))
-		goto fail;
+	/* the checks may ask rn_config_section(), which reads the root */
 	c->root = json_incref(root);
+	if (sections_checked(c, e)) {
+		json_decref(c->root);
+		goto fail;
+	}
 	return 0;
 fail:
 	free(c->masters);

@@ -22,6 +22,10 @@
 #define RN_DEFAULT_IPAM_DB "/var/lib/rdmanet/ipam.db"
 #define RN_DEFAULT_CNI_STATE_DIR "/var/lib/rdmanet/cni"
 
+/* Upper bound for config "bpf.max_pods": per-CPU counters cost
+ * sizeof(struct rn_pod_counters) * max_pods * possible CPUs. */
+#define RN_MAX_PODS_LIMIT 65536
+
 enum rn_xdp_mode { RN_XDP_MODE_AUTO = 0, RN_XDP_MODE_NATIVE, RN_XDP_MODE_SKB,
 		   RN_XDP_MODE_OFF };
 
@@ -67,8 +71,9 @@ struct rn_config {
 		char state_dir[PATH_MAX];
 		uint64_t allowed_dscp;
 	} cni;
-	/* Sections owned by other modules, kept as parsed JSON: the IPAM
-	 * store settings, the pools, and the RDMA device selection. */
+	/* Sections owned by modules above this core (rn_config_sections),
+	 * kept as parsed JSON. These five have a field each; a section added
+	 * since reads its JSON with rn_config_section(). */
 	json_t *ipam;
 	json_t *pools;
 	json_t *rdma;
@@ -76,6 +81,25 @@ struct rn_config {
 	json_t *sriov;		/* sriov/sriov.h */
 	json_t *root;
 };
+
+/* A top-level key of the config file that a module owns. The core knows
+ * no module: it types each section's JSON (an error names the key), keeps
+ * it, and after its own keys are parsed calls each check in table order;
+ * a check reads its section and may read the core's keys (qos, masters).
+ * The table is composed above every module, in node/config_sections.c:
+ * a new section is a line there, not a change here. */
+struct rn_config_section {
+	const char *key;	/* NULL: a check of other sections only */
+	json_type type;		/* JSON_OBJECT or JSON_ARRAY */
+	size_t field;		/* offsetof() a json_t * in rn_config, or 0 */
+	int (*check)(const struct rn_config *c, struct rn_error *e);	/* or NULL */
+};
+
+/* The node's sections, ended by an all-zero entry (node/config_sections.c). */
+extern const struct rn_config_section rn_config_sections[];
+
+/* A section's JSON (NULL when the file has none), for checks and users. */
+json_t *rn_config_section(const struct rn_config *c, const char *key);
 
 extern const char *const rn_policy_names[3];
 extern const char *const rn_ecn_names[3];

@@ -3,8 +3,9 @@
  * plugin see it: attaching the programs to a master (attach.h), the pinned
  * maps (maps.h, map_sizes_user.h, pin.h), pod registration (registry.h),
  * the per-pod program (pod_prog.h),
- * counters and their JSON (stats.h), Prometheus export (metrics_datapath.h,
- * export.h). Include this header, not the ones it names. */
+ * counters and their JSON (stats.h), the data path's metric families
+ * (metrics_datapath.h; the whole textfile is node/node.h's). Include this
+ * header, not the ones it names. */
 #ifndef RDMANET_DATAPATH_H
 #define RDMANET_DATAPATH_H
 

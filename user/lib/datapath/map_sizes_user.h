@@ -5,8 +5,6 @@
 
 #include "../../maps/map_sizes.h"
 
-/* Upper bound for config "max_pods": per-CPU counters cost
- * sizeof(struct rn_pod_counters) * max_pods * possible CPUs. */
-#define RN_MAX_PODS_LIMIT 65536
+/* RN_MAX_PODS_LIMIT, the bound of config "bpf.max_pods", is in config.h */
 
 #endif
