@@ -7,6 +7,7 @@
 #define RDMANET_BPF_NEIGH_CLAIMS_H
 
 #include "parse.h"
+#include "ll_dev_id.h"
 #include <rdmanet/pod.h>
 #include "../maps/pod_info.h"
 
@@ -28,28 +29,34 @@ static __always_inline int rn_mac_is_pod(const struct rn_pod *pod, const __u8 *m
 
 /* Whether a (4 x 32-bit) IPv6 address is the pod's own link-local one: the
  * kernel's default for a new interface in a new netns (addr_gen_mode
- * eui64), fe80::/64 with the modified EUI-64 of the pod's MAC (RFC 4291,
- * appendix A). A link-local address is not registered, and any other one
- * may be the gateway's or a sibling's: routers are reached by link-local
- * address, so a pod announcing the router's would sit between its
- * siblings and their default route. ipvlan children share the master's
- * MAC; the kernel (addrconf_ifid_eui48) gives each its dev_id (1..0xfffe)
- * where EUI-64 has ff:fe and leaves the universal/local bit as it is, so
- * for an IP-keyed pod any two bytes there are its own but the master's
- * address (bit flipped) is not. Pods configured for stable-privacy or
- * random link-local addresses are refused their link-local claims. */
-static __always_inline int rn_ll_is_pod(const struct rn_pod *pod, const __u32 *a)
+ * eui64), fe80::/64 with the interface identifier addrconf_ifid_eui48
+ * makes of the pod's MAC and its interface's dev_id (ll_dev_id.h): EUI-64
+ * (RFC 4291, appendix A) for dev_id 0, the dev_id in place of ff:fe and
+ * the universal/local bit as it is otherwise (ipvlan children, which share
+ * the master's MAC). A link-local address is not registered, and any other
+ * one may be the gateway's or a sibling's: routers are reached by
+ * link-local address, so a pod announcing the router's would sit between
+ * its siblings and their default route. With RN_LL_DEV_ID_ANY (the
+ * master's programs) an IP-keyed pod's address may have any two bytes
+ * there, a MAC-keyed pod's must be EUI-64. Pods configured for
+ * stable-privacy or random link-local addresses are refused their
+ * link-local claims. */
+static __always_inline int rn_ll_is_pod(const struct rn_pod *pod, const __u32 *a, __u32 dev_id)
 {
 	const __u8 *iid = (const __u8 *)&a[2];
-	int ipvlan = pod->flags & RN_POD_F_IP_KEYED;
 
+	if (dev_id == RN_LL_DEV_ID_ANY && !(pod->flags & RN_POD_F_IP_KEYED))
+		dev_id = 0;
 	if (a[0] != bpf_htonl(0xfe800000) || a[1] != 0)
 		return 0;
-	if (iid[0] != (ipvlan ? pod->mac[0] : pod->mac[0] ^ 0x02) || iid[1] != pod->mac[1] ||
+	if (iid[0] != (dev_id ? pod->mac[0] : pod->mac[0] ^ 0x02) || iid[1] != pod->mac[1] ||
 	    iid[2] != pod->mac[2] || iid[5] != pod->mac[3] || iid[6] != pod->mac[4] ||
 	    iid[7] != pod->mac[5])
 		return 0;
-	return ipvlan || (iid[3] == 0xff && iid[4] == 0xfe);
+	if (!dev_id)
+		return iid[3] == 0xff && iid[4] == 0xfe;
+	return dev_id == RN_LL_DEV_ID_ANY ||
+	       (iid[3] == (__u8)(dev_id >> 8) && iid[4] == (__u8)dev_id && dev_id < 0x10000);
 }
 
 /* An ARP packet a pod sends may claim only what the pod holds: sender
@@ -91,9 +98,10 @@ enum rn_claim_verdict {
  * (rn_ll_is_pod: the kernel answers for it, and it is not registered); source and
  * target link-layer options of RS, NS and NA must name the pod's MAC. NS
  * targets are questions, not claims; DAD (an NS from ::, no option) passes.
- * l4_len is the ICMPv6 length the IPv6 header gives. */
+ * l4_len is the ICMPv6 length the IPv6 header gives; dev_id as
+ * rn_ll_is_pod takes it. */
 static __always_inline int rn_ndp_check(const struct rn_pod *pod, __u8 *icmp, __u32 l4_len,
-					void *data_end)
+					void *data_end, __u32 dev_id)
 {
 	__u8 *opt;
 	__u32 off, hdr;
@@ -114,7 +122,7 @@ static __always_inline int rn_ndp_check(const struct rn_pod *pod, __u8 *icmp, __
 		if ((void *)(icmp + 24) > data_end)
 			return RN_CLAIM_ND_UNFINISHED;
 		__builtin_memcpy(t, icmp + 8, 16);
-		if (rn_ll_is_pod(pod, t))
+		if (rn_ll_is_pod(pod, t, dev_id))
 			ok = 1;
 #pragma unroll
 		for (int i = 0; i < RN_POD_MAX_IPV6; i++) {
@@ -174,7 +182,7 @@ __noinline int rn_neigh_claims(struct __sk_buff *skb, __u32 slot, __u32 arp_off,
 	if (icmp6_off) {
 		if (icmp6_off > RN_CLAIM_MAX_OFF)
 			return RN_CLAIM_ND_UNFINISHED;
-		return rn_ndp_check(pod, data + icmp6_off, l4_len, data_end);
+		return rn_ndp_check(pod, data + icmp6_off, l4_len, data_end, rn_ll_dev_id(skb));
 	}
 	return RN_CLAIM_OK;
 }

@@ -4,6 +4,8 @@
  * (include/rdmanet/pod_guard.h). One program for every pod; it finds its
  * pod by the interface's netns cookie and ifindex. Marking and accounting
  * stay with the master's programs, which see what crosses the wire. */
+/* link-local addresses by this interface's dev_id (ll_dev_id.h) */
+#define RN_LL_FROM_OWN_DEV
 #include "build_variant.h"
 #include "parse.h"
 #include "pod_guard.h"
@@ -36,8 +38,6 @@ static __always_inline void rn_count_refused(__u32 slot, int reason, int cls, __
 	if (why == RN_REASON_MALFORMED && mal < RN_MALFORMED_MAX)
 		r->malformed[mal] += segs;
 }
-
-extern void *bpf_cast_to_kern_ctx(void *obj) __ksym;
 
 /* The cookie of the netns of the skb's device: skb->dev->nd_net.net->net_cookie,
  * read through the kernel's own skb (bpf_cast_to_kern_ctx, Linux 6.3), CO-RE

@@ -45,7 +45,8 @@ static __always_inline int rn_pod_refuses(struct __sk_buff *skb, __u32 slot,
 	 * receiver ignores fragmented neighbour discovery (RFC 6980) */
 	if (p->family == 6 && rn_is_ipv6_ext(p->l4_proto))
 		return RN_REASON_IPV6_EXT_DEPTH;
-	if (!rn_source_owned(pod, p, data_end) && !rn_source_unowned_ok(pod, p, data_end))
+	if (!rn_source_owned(pod, p, data_end) &&
+	    !rn_source_unowned_ok(pod, p, data_end, rn_ll_dev_id(skb)))
 		return RN_REASON_SOURCE_IP;
 	switch (rn_pkt_claims(skb, slot, p)) {
 	case RN_CLAIM_ARP:

@@ -24,9 +24,9 @@
 /* Sources a pod may use without their being registered: IPv4 0.0.0.0
  * (DHCP), IPv6 :: (DAD) and its own link-local address (neighbour
  * discovery; an NS from another's link-local address would teach the
- * target that address's MAC: rn_ll_is_pod). */
+ * target that address's MAC: rn_ll_is_pod, which takes dev_id). */
 static __always_inline int rn_source_unowned_ok(const struct rn_pod *pod, const struct rn_pkt *p,
-						void *data_end)
+						void *data_end, __u32 dev_id)
 {
 	if (p->family == 4) {
 		struct iphdr *iph = p->l3;
@@ -40,7 +40,7 @@ static __always_inline int rn_source_unowned_ok(const struct rn_pod *pod, const 
 		if ((void *)(ip6 + 1) > data_end)
 			return 0;
 		a = ip6->saddr.in6_u.u6_addr32;
-		if (rn_ll_is_pod(pod, a))
+		if (rn_ll_is_pod(pod, a, dev_id))
 			return 1;
 		return (a[0] | a[1] | a[2] | a[3]) == 0;
 	}
@@ -94,7 +94,8 @@ static __always_inline int rn_pod_tx(struct __sk_buff *skb, struct rn_pkt *p, vo
 	/* a guarded pod's own program counted its violations already */
 	if (m->policy != RN_POLICY_OFF &&
 	    (m->policy == RN_POLICY_ENFORCE || !(pod->flags & RN_POD_F_GUARDED)) &&
-	    ((!rn_source_owned(pod, p, data_end) && !rn_source_unowned_ok(pod, p, data_end)) ||
+	    ((!rn_source_owned(pod, p, data_end) &&
+	      !rn_source_unowned_ok(pod, p, data_end, RN_LL_DEV_ID_ANY)) ||
 	     /* what the master's programs cannot finish passes */
 	     rn_claim_is_violation(rn_pkt_claims(skb, slot, p)))) {
 		pc->violations[RN_VIOLATION_SPOOFED_SOURCE] += segs;

@@ -31,6 +31,7 @@ struct pfx {
 	int nd_pad_opts;	/* 8-byte ND options (nonce) before the link-layer one */
 	size_t cut;
 	int unmapped;		/* the interface is no pod's */
+	int ip_keyed;		/* the pod is IP-keyed (ipvlan) */
 	__u32 verdict;
 	int reason;		/* enum rn_pod_reason, NONE */
 	int malformed;		/* enum rn_malformed when reason is MALFORMED */
@@ -90,6 +91,17 @@ static const struct pfx fixtures[] = {
 	  NA("fe80::12:3400:a", fx_pod_mac), .verdict = SHOT, .reason = RN_REASON_ND_CLAIM },
 	{ "NA for a link-local outside fe80::/64 refused", NA("fe80:1::ff:fe00:a", fx_pod_mac),
 	  .verdict = SHOT, .reason = RN_REASON_ND_CLAIM },
+	/* an ipvlan pod's own is its interface's dev_id form: loopback's dev_id
+	 * is 0, so EUI-64 here; a sibling ipvlan (same MAC, dev_id 2) is
+	 * fe80::200:0:200:a, not its own */
+	{ "ipvlan pod: NA for a sibling's link-local (dev_id 2) refused",
+	  NA("fe80::200:0:200:a", fx_pod_mac), .ip_keyed = 1, .verdict = SHOT,
+	  .reason = RN_REASON_ND_CLAIM },
+	{ "ipvlan pod: NS from a sibling's link-local (dev_id 2) refused",
+	  NS_FROM("fe80::200:0:200:a"), .ip_keyed = 1, .verdict = SHOT,
+	  .reason = RN_REASON_SOURCE_IP },
+	{ "ipvlan pod: NA for its own link-local (its interface's dev_id, 0) passes",
+	  NA("fe80::ff:fe00:a", fx_pod_mac), .ip_keyed = 1, .verdict = OK, .reason = NONE },
 	{ "NS from its own link-local address passes", NS_FROM("fe80::ff:fe00:a"),
 	  .verdict = OK, .reason = NONE },
 	{ "NS from a router's link-local address refused", NS_FROM("fe80::1"),
@@ -191,6 +203,18 @@ static int map_dev(int dev_fd, const struct dp_env *env, __u64 cookie, int on)
 	return bpf_map_update_elem(dev_fd, &at, &v, BPF_ANY);
 }
 
+/* Sets or clears the fixture pod's IP-keyed flag. */
+static int set_ip_keyed(const struct dp_env *env, int on)
+{
+	__u32 slot = FX_POD;
+	struct rn_pod pod;
+
+	if (bpf_map_lookup_elem(env->m.pod_info, &slot, &pod))
+		return -1;
+	pod.flags = on ? pod.flags | RN_POD_F_IP_KEYED : pod.flags & ~RN_POD_F_IP_KEYED;
+	return bpf_map_update_elem(env->m.pod_info, &slot, &pod, BPF_EXIST);
+}
+
 static void run(struct dp_env *env, int dev_fd, int rsn_fd, __u64 cookie, const struct pfx *fx,
 		struct tap *tap)
 {
@@ -206,6 +230,7 @@ static void run(struct dp_env *env, int dev_fd, int rsn_fd, __u64 cookie, const 
 	len = (__u32)build(fx, buf, sizeof(buf));
 	CHECK_TRUE(&c, "frame built", len > 0);
 	CHECK_EQ(&c, "map the interface", map_dev(dev_fd, env, cookie, !fx->unmapped), 0);
+	CHECK_EQ(&c, "IP-keyed as the fixture says", set_ip_keyed(env, fx->ip_keyed), 0);
 	dp_snapshot(env, &s0);
 	rn_maps_percpu_sum(&env->m, rsn_fd, FX_POD, &r0, sizeof(r0));
 	CHECK_EQ(&c, "test run", dp_run_tc(env, buf, &len, 0, 0, &verdict), 0);
@@ -223,6 +248,7 @@ static void run(struct dp_env *env, int dev_fd, int rsn_fd, __u64 cookie, const 
 	CHECK_EQ(&c, "drop", s1.pod[FX_POD].drops[0] - s0.pod[FX_POD].drops[0],
 		 fx->verdict == SHOT);
 	map_dev(dev_fd, env, cookie, 1);
+	set_ip_keyed(env, 0);
 	tap_report(tap, fx->name, &c);
 }
 
