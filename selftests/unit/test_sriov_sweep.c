@@ -289,6 +289,29 @@ static void test_returned_restored(void **state)
 	netdev_gone("0000:3b:00.7", "ens1f0v5");
 }
 
+/* a VF the DRA driver holds for a claim (no netns: no pod has it yet) is
+ * the claim's until NodeUnprepareResources, its netdev in the host or not;
+ * the record round-trips its claim */
+static void test_dra_claim_kept(void **state)
+{
+	struct rn_sriov_report r;
+	struct rn_sriov_hold h;
+	struct rn_error e = { 0 };
+
+	(void)state;
+	hold("0000:3b:00.7", 5, "", false);
+	assert_int_equal(rn_sriov_hold_read(t.state, "0000:3b:00.7", &h, &e), 0);
+	snprintf(h.claim_uid, sizeof(h.claim_uid), "0b6c5a8e-1f2d-4c3b-9a8e-7f6d5c4b3a21");
+	assert_int_equal(rn_sriov_hold_write(t.state, &h, &e), 0);
+	netdev_back("0000:3b:00.7", "ens1f0v5");
+	assert_int_equal(sweep(&r), 0);
+	assert_int_equal(r.n_errors, 0);
+	assert_int_equal(rn_sriov_hold_read(t.state, "0000:3b:00.7", &h, &e), 0);
+	assert_string_equal(h.claim_uid, "0b6c5a8e-1f2d-4c3b-9a8e-7f6d5c4b3a21");
+	assert_int_equal(rn_sriov_hold_remove(t.state, "0000:3b:00.7", &e), 0);
+	netdev_gone("0000:3b:00.7", "ens1f0v5");
+}
+
 static void test_vf_gone(void **state)
 {
 	struct rn_sriov_report r;
@@ -335,6 +358,7 @@ int main(void)
 		cmocka_unit_test(test_unseen_netns_kept),
 		cmocka_unit_test(test_released_waits_for_netdev),
 		cmocka_unit_test(test_returned_restored),
+		cmocka_unit_test(test_dra_claim_kept),
 		cmocka_unit_test(test_vf_gone),
 		cmocka_unit_test(test_locked_left_alone),
 	};

@@ -155,6 +155,8 @@ json_t *rn_sriov_hold_to_json(const struct rn_sriov_hold *h)
 	json_object_set_new(o, "rdma_moved", json_boolean(h->rdma_moved));
 	if (h->released)
 		json_object_set_new(o, "released", json_true());
+	if (h->claim_uid[0])
+		json_object_set_new(o, "claim_uid", json_string(h->claim_uid));
 	if (h->netns_ino) {
 		json_t *id = json_object();
 
@@ -205,6 +207,8 @@ int rn_sriov_hold_from_json(json_t *o, struct rn_sriov_hold *h, struct rn_error 
 	h->complete = json_is_true(json_object_get(o, "complete"));
 	h->rdma_moved = json_is_true(json_object_get(o, "rdma_moved"));
 	h->released = json_is_true(json_object_get(o, "released"));
+	if (json_object_get(o, "claim_uid") && str(o, "claim_uid", h->claim_uid, sizeof(h->claim_uid)))
+		return rn_fail(e, -EINVAL, "malformed VF hold record: claim_uid");
 	h->netns_dev = (uint64_t)json_integer_value(json_object_get(json_object_get(o, "netns_id"),
 								      "dev"));
 	h->netns_ino = (uint64_t)json_integer_value(json_object_get(json_object_get(o, "netns_id"),

@@ -231,6 +231,9 @@ int rn_sriov_sweep(const char *state_dir, const struct rn_rdma_roots *roots,
 		char why[600];
 		int fd, rc;
 
+		/* a DRA claim's VF not in a pod yet is the claim's until unprepared */
+		if (h->claim_uid[0] && !h->netns[0])
+			continue;
 		w = rn_sriov_hold_where(roots, h, why, sizeof(why));
 		if (w == RN_SRIOV_HOLD_IN_POD)
 			continue;

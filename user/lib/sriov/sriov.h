@@ -316,6 +316,10 @@ struct rn_sriov_hold {
 	char orig_rdma_dev[RN_RDMA_NAME_LEN];
 	struct rn_vf_admin orig_admin;
 	bool rdma_moved;
+	/* a DRA claim's (its UID): prepared by rdmanetd's DRA driver for a pod
+	 * not attached yet (no netns); NodeUnprepareResources removes it, the
+	 * leak sweep leaves it */
+	char claim_uid[64];
 };
 
 /* <state_dir>/sriov: where the holds are (state_dir NULL or "": the default). */
