@@ -22,18 +22,46 @@ static json_t *node(const char *path)
 	return json_pack("{s:s, s:s}", "path", path, "permissions", "rwm");
 }
 
-static json_t *hca_device(const struct rn_rdma_model *m, const struct rn_dp_hca *h)
+json_t *rn_cdi_rdma_nodes(const struct rn_rdma_model *m, const char *rdma_dev, unsigned int port)
 {
-	const struct rn_rdma_dev *d = rn_rdma_find_dev(m, h->name);
+	const struct rn_rdma_dev *d = rn_rdma_find_dev(m, rdma_dev);
 	json_t *nodes = json_array();
 
 	for (int i = 0; d && i < d->n_chardevs; i++)
-		if (d->chardevs[i].present)
+		if (d->chardevs[i].present && (!port || !d->chardevs[i].port ||
+					       d->chardevs[i].port == port))
 			json_array_append_new(nodes, node(d->chardevs[i].path));
 	if (m->rdma_cm_present)
 		json_array_append_new(nodes, node("/dev/infiniband/rdma_cm"));
+	return nodes;
+}
+
+static json_t *hca_device(const struct rn_rdma_model *m, const struct rn_dp_hca *h)
+{
 	return json_pack("{s:s, s:{s:o}}", "name", h->name, "containerEdits", "deviceNodes",
-			 nodes);
+			 rn_cdi_rdma_nodes(m, h->name, 0));
+}
+
+int rn_cdi_spec_write(const char *path, json_t *spec, struct rn_error *e)
+{
+	char dir[PATH_MAX], tmp[PATH_MAX + 8];
+	char *slash;
+	int err = 0;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (slash && rn_mkdir_p(dir, 0755))
+		err = rn_fail(e, -errno, "%s: %s", dir, strerror(errno));
+	else if (json_dump_file(spec, tmp, JSON_INDENT(2) | JSON_SORT_KEYS))
+		err = rn_fail(e, -EIO, "%s: cannot write", tmp);
+	else if (rename(tmp, path))
+		err = rn_fail(e, -errno, "%s: %s", path, strerror(errno));
+	if (err)
+		unlink(tmp);
+	return err;
 }
 
 /* CDI's rule for the name after "cdi.k8s.io/" (its AnnotationKey): at most
@@ -70,8 +98,8 @@ int rn_dp_cdi_write(const char *cdi_dir, const struct rn_dp_view *views, int n_v
 		    const struct rn_rdma_model *m, struct rn_error *e)
 {
 	json_t *devs = json_array(), *spec;
-	char path[PATH_MAX], tmp[PATH_MAX + 8];
-	int err = 0;
+	char path[PATH_MAX];
+	int err;
 
 	for (int v = 0; v < n_views; v++)
 		for (int i = 0; i < views[v].n_hcas; i++) {
@@ -94,15 +122,7 @@ int rn_dp_cdi_write(const char *cdi_dir, const struct rn_dp_view *views, int n_v
 	}
 	spec = json_pack("{s:s, s:s, s:o}", "cdiVersion", "0.5.0", "kind", RN_CDI_KIND,
 			 "devices", devs);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (rn_mkdir_p(cdi_dir, 0755))
-		err = rn_fail(e, -errno, "%s: %s", cdi_dir, strerror(errno));
-	else if (json_dump_file(spec, tmp, JSON_INDENT(2) | JSON_SORT_KEYS))
-		err = rn_fail(e, -EIO, "%s: cannot write", tmp);
-	else if (rename(tmp, path))
-		err = rn_fail(e, -errno, "%s: %s", path, strerror(errno));
-	if (err)
-		unlink(tmp);
+	err = rn_cdi_spec_write(path, spec, e);
 	json_decref(spec);
 	return err;
 }

@@ -241,6 +241,12 @@ int rn_dp_preferred(const struct rn_dp_view *v, const char *const *avail, int n_
 void rn_dp_cdi_annotation_key(const struct rn_dp_resource_config *rc, char *buf, size_t size);
 int rn_dp_cdi_write(const char *cdi_dir, const struct rn_dp_view *views, int n_views,
 		    const struct rn_rdma_model *m, struct rn_error *e);
+/* Shared with the DRA driver's per-claim specs: the deviceNodes ("rwm") of
+ * RDMA device rdma_dev: its uverbs node and the umad/issm nodes of port (0:
+ * every port) that exist under the dev root, and rdma_cm; and the atomic
+ * write of a spec to path (its directory made, a temporary file renamed). */
+json_t *rn_cdi_rdma_nodes(const struct rn_rdma_model *m, const char *rdma_dev, unsigned int port);
+int rn_cdi_spec_write(const char *path, json_t *spec, struct rn_error *e);
 
 /* --- the server ---------------------------------------------------------- */
 
