@@ -27,6 +27,7 @@
 #include "mkdir_p.h"
 #include "node/node.h"
 #include "ipam_blocks.h"
+#include "ipam_precheck.h"
 #include "rdma_tick.h"
 #include "sriov_agent.h"
 #include "version.h"
@@ -315,6 +316,7 @@ static void start_services(struct rn_config *c, const struct rn_config_watch *w,
 	rn_rdma_agent_tick(c);
 	ipam_sync(c);
 	rn_ipam_blocks_tick(c);
+	rn_ipam_precheck_init(c);
 	export_once(c);
 	if (publish && w->seen)
 		rn_config_publish(publish, w->seen, w->seen_len);
@@ -347,9 +349,13 @@ static void reload_if_changed(struct loop *l)
 static void wait_for_tick(struct loop *l, long long tick)
 {
 	while (!stop && now_ms() < tick) {
-		long long left = tick - now_ms();
+		long long left = tick - now_ms(), precheck;
 
 		health_beat(l->health_file, &health, l->c, l->dp);
+		/* pre-checks age by the second, not by the tick */
+		precheck = rn_ipam_precheck_tick(l->c);
+		if (precheck < left)
+			left = precheck > 0 ? precheck : 1;
 		if (!rn_config_watch_wait(l->w, (int)(left < RN_HEALTH_BEAT_MS ? left :
 							RN_HEALTH_BEAT_MS)))
 			continue;

@@ -40,6 +40,7 @@ struct add {
 	char tmpname[RN_IFNAMSIZ];
 	char alias[CNI_ALIAS_MAX];
 	struct cni_prober prober;
+	struct cni_prechecked pre;	/* rdmanetd's pre-checked addresses */
 	int lock_fd;			/* the attachment's lock (record.h) */
 	bool recorded;
 	struct cni_record_pending first;	/* the first record's sync */
@@ -307,6 +308,26 @@ static const struct cni_probe_opts *gateway_opts(const struct cni_netconf *c)
 	return c->gateway_check.enabled ? &c->gateway_check : NULL;
 }
 
+/* With the conflict check on, the allocator takes an address rdmanetd
+ * found free moments ago if it has one (precheck.h). */
+static void prefer_prechecked(struct add *a)
+{
+	struct cni_req *r = a->r;
+
+	if (wants_probes(&r->conf) && conflict_opts(&r->conf))
+		cni_prechecked_prefer(&a->pre, r->conf.state_dir, a->master.ifname);
+}
+
+/* The conflict check's window, unless every address was pre-checked within
+ * the table's max age: then only the gateway is asked, from the address,
+ * and answers as soon as it replies. */
+static const struct cni_probe_opts *conflict_window(struct add *a)
+{
+	const struct cni_probe_opts *o = conflict_opts(&a->r->conf);
+
+	return o && cni_prechecked_all(&a->pre, &a->att) ? NULL : o;
+}
+
 /* The duplicate and gateway checks, in one window (cni_run_checks). A taken
  * address is given back and another one asked for: the allocator hands out
  * addresses round-robin, so the next one is a different address and the
@@ -319,8 +340,11 @@ static int run_checks(struct add *a)
 	uint8_t who[6];
 	int which;
 
+	/* the pools this ADD checks get pre-checks from now on */
+	if (conflict_opts(&r->conf))
+		cni_prechecked_want(r->conf.state_dir, &a->att);
 	for (int attempt = 0; attempt < CONFLICT_ATTEMPTS; attempt++) {
-		int rc = cni_run_checks(&a->prober, &a->att, conflict_opts(&r->conf),
+		int rc = cni_run_checks(&a->prober, &a->att, conflict_window(a),
 					gateway_opts(&r->conf), &which, who, &r->err);
 
 		if (rc <= 0)
@@ -528,6 +552,7 @@ static void cleanup(struct add *a)
 			  a->r->env.ifname, a->lock_fd);
 	cni_vf_unlock(&a->vf);
 	cni_prober_close(&a->prober);
+	cni_prechecked_free(&a->pre);
 	if (a->host)
 		nl_socket_free(a->host);
 	if (a->pod)
@@ -561,6 +586,7 @@ int cni_cmd_add(struct cni_req *r, json_t **result)
 	if (record_durable(&a))
 		goto fail;
 	cni_fault_point("recorded");
+	prefer_prechecked(&a);
 	if (allocate(&a))
 		goto fail;
 	cni_fault_point("allocated");

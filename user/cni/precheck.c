@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <stdlib.h>
 #include <string.h>
 #include <linux/if_link.h>
 
@@ -105,4 +106,74 @@ void cni_announce(struct cni_prober *p, const struct cni_attachment *a)
 	for (unsigned int i = 0; i < a->n_addrs; i++)
 		if (cni_probe_announce(p, &a->addrs[i].address.addr, &e))
 			rn_warn("%s", e.msg);
+}
+
+void cni_prechecked_prefer(struct cni_prechecked *pc, const char *state_dir, const char *master)
+{
+	struct rn_error e = { 0 };
+	int64_t now = rn_precheck_now_ms();
+
+	memset(pc, 0, sizeof(*pc));
+	if (rn_precheck_load(state_dir, &pc->table, &e)) {
+		rn_debug("pre-checked addresses: %s", e.msg);
+		return;
+	}
+	if (e.msg[0])
+		rn_debug("pre-checked addresses: %s: none used", e.msg);
+	if (!pc->table.n)
+		return;
+	pc->prefer = calloc(pc->table.n, sizeof(*pc->prefer));
+	if (!pc->prefer)
+		return;
+	for (unsigned int i = 0; i < pc->table.n; i++) {
+		const struct rn_precheck_entry *x = &pc->table.e[i];
+
+		if (strcmp(x->master, master) || !rn_precheck_fresh(&pc->table, x, now))
+			continue;
+		pc->prefer[pc->n_prefer].pool = x->pool;
+		pc->prefer[pc->n_prefer++].addr = rn_addr_to_u128(&x->addr);
+	}
+	rn_alloc_prefer_set(pc->prefer, pc->n_prefer);
+}
+
+bool cni_prechecked_all(const struct cni_prechecked *pc, const struct cni_attachment *a)
+{
+	int64_t now = rn_precheck_now_ms();
+	char buf[RN_ADDR_STRLEN];
+	bool all = a->n_addrs > 0;
+
+	for (unsigned int i = 0; i < a->n_addrs; i++) {
+		const struct rn_ipam_address *ad = &a->addrs[i];
+		const struct rn_precheck_entry *x =
+			rn_precheck_find(&pc->table, ad->pool, a->master, &ad->address.addr, now);
+
+		rn_addr_format(&ad->address.addr, buf);
+		if (x)
+			rn_debug("conflict check: %s (pool \"%s\") pre-checked on %s %lld ms ago: "
+				 "no probe window", buf, ad->pool, a->master,
+				 (long long)(now - x->checked_ms));
+		else
+			rn_debug("conflict check: %s (pool \"%s\") not pre-checked on %s: probing",
+				 buf, ad->pool, a->master);
+		all &= x != NULL;
+	}
+	return all;
+}
+
+void cni_prechecked_want(const char *state_dir, const struct cni_attachment *a)
+{
+	struct rn_error e = { 0 };
+
+	for (unsigned int i = 0; i < a->n_addrs; i++)
+		if (rn_precheck_want(state_dir, a->addrs[i].pool, a->master, &e))
+			rn_warn("pre-checks for pool \"%s\": %s", a->addrs[i].pool, e.msg);
+}
+
+void cni_prechecked_free(struct cni_prechecked *pc)
+{
+	rn_alloc_prefer_set(NULL, 0);
+	free(pc->prefer);
+	pc->prefer = NULL;
+	pc->n_prefer = 0;
+	rn_precheck_free(&pc->table);
 }

@@ -9,6 +9,8 @@
 #include <stdint.h>
 
 #include "attachment.h"
+#include "ipam/alloc_pick.h"
+#include "ipam/precheck_table.h"
 #include "cni_error.h"
 #include "netconf.h"
 #include "probe.h"
@@ -30,5 +32,23 @@ int cni_run_checks(struct cni_prober *p, const struct cni_attachment *a,
 		   int *which, uint8_t who[6], struct cni_err *err);
 /* Best effort: a failure is logged, not fatal (the address works anyway). */
 void cni_announce(struct cni_prober *p, const struct cni_attachment *a);
+
+/* The addresses rdmanetd found free on the master's wire
+ * (ipam/precheck_table.h), for an ADD that runs the conflict check. */
+struct cni_prechecked {
+	struct rn_precheck_table table;
+	struct rn_alloc_prefer *prefer;
+	unsigned int n_prefer;
+};
+
+/* Loads the fresh entries of master and has the allocator prefer them.
+ * Best effort: without a table the allocator picks as always. */
+void cni_prechecked_prefer(struct cni_prechecked *pc, const char *state_dir, const char *master);
+/* Every address of a is pre-checked within the table's max age, as of now:
+ * its conflict probe may be skipped (each one's outcome logged at debug). */
+bool cni_prechecked_all(const struct cni_prechecked *pc, const struct cni_attachment *a);
+/* Marks a's pools for pre-checks on master (best effort, logged). */
+void cni_prechecked_want(const char *state_dir, const struct cni_attachment *a);
+void cni_prechecked_free(struct cni_prechecked *pc);
 
 #endif

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <string.h>
+
 #include "ipam/alloc_pick.h"
 #include "ipam/pool_set.h"
 
@@ -38,6 +40,53 @@ static int nth_free(const struct rn_pool *p, rn_u128 lo, rn_u128 hi, unsigned in
 	}
 }
 
+static const struct rn_alloc_prefer *prefer;
+static unsigned int n_prefer;
+
+void rn_alloc_prefer_set(const struct rn_alloc_prefer *p, unsigned int n)
+{
+	prefer = n ? p : NULL;
+	n_prefer = n;
+}
+
+/* 1 if addr is allocated (the iterator is left positioned anywhere). */
+static int allocated(struct rn_alloc_iter *it, rn_u128 addr, struct rn_error *e)
+{
+	rn_u128 taken;
+	int r = it->seek(it->ctx, addr, e);
+
+	if (r < 0)
+		return r;
+	r = it->next(it->ctx, &taken, e);
+	if (r < 0)
+		return r;
+	return r == 1 && taken == addr;
+}
+
+/* The (*skip + 1)-th preferred address of p that is usable and free. */
+static int preferred(const struct rn_pool *p, unsigned int *skip, struct rn_alloc_iter *it,
+		     rn_u128 *out, struct rn_error *e)
+{
+	for (unsigned int i = 0; i < n_prefer; i++) {
+		int r;
+
+		if (strcmp(prefer[i].pool, p->name) ||
+		    !rn_seg_contains(p->segs, p->n_segs, prefer[i].addr))
+			continue;
+		r = allocated(it, prefer[i].addr, e);
+		if (r < 0)
+			return r;
+		if (r)
+			continue;
+		if (*skip == 0) {
+			*out = prefer[i].addr;
+			return 1;
+		}
+		(*skip)--;
+	}
+	return 0;
+}
+
 int rn_alloc_pick(const struct rn_pool *p, bool has_cursor, rn_u128 cursor, unsigned int skip,
 		  struct rn_alloc_iter *it, rn_u128 *out, struct rn_error *e)
 {
@@ -47,6 +96,9 @@ int rn_alloc_pick(const struct rn_pool *p, bool has_cursor, rn_u128 cursor, unsi
 
 	if (!p->n_segs)
 		return 0;	/* nothing usable (a pool cut down to a node's blocks) */
+	r = preferred(p, &skip, it, out, e);
+	if (r)
+		return r;
 	first = p->segs[0].lo;
 	last = p->segs[p->n_segs - 1].hi;
 

@@ -29,4 +29,17 @@ struct rn_alloc_iter {
 int rn_alloc_pick(const struct rn_pool *p, bool has_cursor, rn_u128 cursor, unsigned int skip,
 		  struct rn_alloc_iter *it, rn_u128 *out, struct rn_error *e);
 
+/* Addresses this process would rather have (the CNI plugin's ADD: those
+ * rdmanetd found free on the wire moments ago, ipam/precheck_table.h): the
+ * pick takes the first of a pool's that is usable in the pool (a pool cut
+ * down to a node's blocks included) and not allocated, in the order given,
+ * before the round-robin one; skip passes over them as over any free
+ * address. Set for the whole process until set again (n 0: none); the
+ * array must stay valid meanwhile. */
+struct rn_alloc_prefer {
+	const char *pool;
+	rn_u128 addr;
+};
+void rn_alloc_prefer_set(const struct rn_alloc_prefer *p, unsigned int n);
+
 #endif

@@ -62,11 +62,31 @@ static int parse_tls(struct rn_ipam_settings *s, json_t *ipam, struct rn_error *
 	return 0;
 }
 
+static int parse_precheck(struct rn_ipam_settings *s, json_t *ipam, struct rn_error *e)
+{
+	static const char *const keys[] = { "max_age_s", "per_pool", NULL };
+	const char *w = "config: ipam.precheck";
+	long long age = s->precheck_max_age_s, per = s->precheck_per_pool;
+	json_t *pc;
+
+	if (rn_json_typed(ipam, "precheck", JSON_OBJECT, &pc, "config: ipam", e))
+		return -EINVAL;
+	if (!pc)
+		return 0;
+	if (rn_json_only_keys(pc, keys, w, e) ||
+	    rn_json_int(pc, "max_age_s", 1, 3600, &age, w, e) ||
+	    rn_json_int(pc, "per_pool", 0, RN_IPAM_MAX_PRECHECK_PER_POOL, &per, w, e))
+		return -EINVAL;
+	s->precheck_max_age_s = age;
+	s->precheck_per_pool = (unsigned int)per;
+	return 0;
+}
+
 int rn_ipam_settings_parse(struct rn_ipam_settings *s, const struct rn_config *c,
 			   struct rn_error *e)
 {
 	static const char *const keys[] = { "store", "path", "endpoints", "prefix", "timeout_s",
-					    "tls", "block_lease_s", NULL };
+					    "tls", "block_lease_s", "precheck", NULL };
 	const char *w = "config: ipam";
 	json_t *ipam = c->ipam;
 	long long timeout_s = RN_IPAM_DEFAULT_TIMEOUT_S;
@@ -78,6 +98,8 @@ int rn_ipam_settings_parse(struct rn_ipam_settings *s, const struct rn_config *c
 	snprintf(s->prefix, sizeof(s->prefix), "%s", RN_IPAM_DEFAULT_PREFIX);
 	s->timeout_ms = RN_IPAM_DEFAULT_TIMEOUT_S * 1000;
 	s->block_lease_s = lease_s;
+	s->precheck_max_age_s = RN_IPAM_DEFAULT_PRECHECK_AGE_S;
+	s->precheck_per_pool = RN_IPAM_DEFAULT_PRECHECK_PER_POOL;
 	if (!ipam)
 		return 0;
 	if (rn_json_only_keys(ipam, keys, w, e) ||
@@ -86,7 +108,7 @@ int rn_ipam_settings_parse(struct rn_ipam_settings *s, const struct rn_config *c
 	    rn_json_string(ipam, "prefix", s->prefix, sizeof(s->prefix), w, e) ||
 	    rn_json_int(ipam, "timeout_s", 1, 600, &timeout_s, w, e) ||
 	    rn_json_int(ipam, "block_lease_s", 2, 86400, &lease_s, w, e) ||
-	    parse_endpoints(s, ipam, e) || parse_tls(s, ipam, e))
+	    parse_endpoints(s, ipam, e) || parse_tls(s, ipam, e) || parse_precheck(s, ipam, e))
 		return -EINVAL;
 	s->store = store;
 	s->timeout_ms = (unsigned int)timeout_s * 1000;

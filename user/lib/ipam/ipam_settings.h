@@ -15,6 +15,9 @@
 #define RN_IPAM_DEFAULT_TIMEOUT_S 5
 #define RN_IPAM_DEFAULT_PREFIX	"/rdmanet"
 #define RN_IPAM_DEFAULT_BLOCK_LEASE_S 900
+#define RN_IPAM_DEFAULT_PRECHECK_AGE_S 30
+#define RN_IPAM_DEFAULT_PRECHECK_PER_POOL 8
+#define RN_IPAM_MAX_PRECHECK_PER_POOL 64
 
 enum rn_ipam_store_kind { RN_IPAM_STORE_SQLITE = 0, RN_IPAM_STORE_ETCD };
 
@@ -33,6 +36,12 @@ struct rn_ipam_settings {
 	/* etcd: a node's block claims live this long past its last keep-alive
 	 * (block_claim.h); the node stops allocating from them before */
 	long long block_lease_s;
+	/* "precheck": { "max_age_s": 30, "per_pool": 8 }: rdmanetd keeps up
+	 * to per_pool addresses of each pool an ADD conflict-checks found free
+	 * on the wire, none older than max_age_s (agent/ipam_precheck.h);
+	 * per_pool 0: none */
+	long long precheck_max_age_s;
+	unsigned int precheck_per_pool;
 };
 
 /* Parses c->ipam (NULL: defaults). */
