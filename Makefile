@@ -69,6 +69,11 @@ SKELS      := $(patsubst bpf/%.bpf.c,$(OUT)/skel/%.skel.h,$(BPF_SRCS))
 # the project keeps (the tests generate their Python stubs from the same)
 PROTOS     := $(wildcard user/lib/devplugin/api/*.proto)
 PROTO_C    := $(patsubst user/lib/devplugin/api/%.proto,$(OUT)/gen/devplugin/%.pb-c.c,$(PROTOS))
+# the DRA kubelet plugin API, under gen/dra: v1 only, as v1beta1 has the same
+# messages field for field (the C side answers both with them; the tests' kubelet
+# stand-in speaks each version with stubs from its own .proto)
+DRA_PROTOS := user/lib/dra/api/dra_v1.proto
+PROTO_C    += $(patsubst user/lib/dra/api/%.proto,$(OUT)/gen/dra/%.pb-c.c,$(DRA_PROTOS))
 PROTO_H    := $(PROTO_C:.c=.h)
 
 LIB_SRCS   := $(shell find user/lib -name '*.c' | sort)
@@ -169,6 +174,12 @@ $(OUT)/gen/devplugin/%.pb-c.c $(OUT)/gen/devplugin/%.pb-c.h: user/lib/devplugin/
 	$(Q)mkdir -p $(OUT)/gen/devplugin/msgs
 	$(Q)sed '/^service /,/^}/d' $< > $(OUT)/gen/devplugin/msgs/$*.proto
 	$(Q)protoc-c --c_out=$(OUT)/gen/devplugin -I$(OUT)/gen/devplugin/msgs $(OUT)/gen/devplugin/msgs/$*.proto
+
+$(OUT)/gen/dra/%.pb-c.c $(OUT)/gen/dra/%.pb-c.h: user/lib/dra/api/%.proto
+	$(call msg,PROTOC,$@)
+	$(Q)mkdir -p $(OUT)/gen/dra/msgs
+	$(Q)sed '/^service /,/^}/d' $< > $(OUT)/gen/dra/msgs/$*.proto
+	$(Q)protoc-c --c_out=$(OUT)/gen/dra -I$(OUT)/gen/dra/msgs $(OUT)/gen/dra/msgs/$*.proto
 
 # rewritten only when the version or commit changed, so that only
 # user/lib/version.o and the links follow a new commit

@@ -20,6 +20,7 @@
 #include "config_watch.h"
 #include "health.h"
 #include "devplugin/devplugin.h"
+#include "dra/dra.h"
 #include "ipam/ipam_config.h"
 #include "log.h"
 #include "masters.h"
@@ -381,6 +382,7 @@ static void tick(struct loop *l)
 static void follow(struct loop *l)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
+	struct rn_dra_server *dra = NULL;
 	struct rn_error e = { 0 };
 
 	rn_info("config: following %s%s", l->w->path, l->w->fd >= 0 ?
@@ -392,6 +394,9 @@ static void follow(struct loop *l)
 	 * never waits for kubelet */
 	if (rn_dp_wanted(l->c) && !(l->dp = rn_dp_start(l->c, &e)))
 		rn_err("%s", e.msg);
+	/* the DRA kubelet plugin too, beside it; its section is read at start */
+	if (rn_dra_wanted(l->c) && !(dra = rn_dra_start(l->c, &e)))
+		rn_err("%s", e.msg);
 	while (!stop) {
 		wait_for_tick(l, now_ms() + 1000LL * (l->c->textfile.interval_s > 0 ?
 						       l->c->textfile.interval_s : 15));
@@ -399,6 +404,7 @@ static void follow(struct loop *l)
 			break;
 		tick(l);
 	}
+	rn_dra_stop(dra);
 	rn_dp_stop(l->dp);
 	rn_info("stopping; programs stay attached and maps pinned");
 }

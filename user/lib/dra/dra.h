@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* rdmanetd as a Kubernetes DRA (Dynamic Resource Allocation) driver: the
+ * kubelet side. kubelet finds the driver through its plugin watcher (a
+ * Registration socket under plugins_registry, type "DRAPlugin", services
+ * "v1.DRAPlugin" then "v1beta1.DRAPlugin") and calls the DRAPlugin service
+ * (both versions) on the driver's own socket: NodePrepareResources for
+ * the claims of a pod about to start, NodeUnprepareResources when it is
+ * gone. Preparing a claim writes a CDI spec with the RDMA character
+ * devices of what the scheduler allocated (an HCA port, shared; an SR-IOV
+ * VF, exclusive: held as the CNI's exclusive mode holds it) and variables
+ * naming them, and answers with the CDI device IDs. What is prepared is
+ * kept in a file, so both calls are idempotent and survive restarts.
+ *
+ * Which devices a claim got is in the ResourceClaim's
+ * status.allocation.devices.results; kubelet's request names the claim
+ * only. A claim source reads claims (today: a directory of
+ * resource.k8s.io/v1 ResourceClaim JSON objects; later the API server).
+ * Publishing this node's devices as ResourceSlices is not built yet: the
+ * device list and its names (rn_dra_devices) are what it will publish.
+ *
+ * The config's "dra" section (every key optional):
+ *   "dra": { "enabled": true, "driver": "rdma.rdmanet.io",
+ *            "kubelet_dir": "/var/lib/kubelet",
+ *            "plugin_dir": "<kubelet_dir>/plugins/<driver>",
+ *            "registry_dir": "<kubelet_dir>/plugins_registry",
+ *            "claims_dir": "/var/lib/rdmanet/dra/claims",
+ *            "state_dir": "/var/lib/rdmanet/dra",
+ *            "cdi_dir": "/var/run/cdi", "pool": "<node name>" } */
+#ifndef RDMANET_DRA_H
+#define RDMANET_DRA_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <jansson.h>
+
+#include "config.h"
+#include "error.h"
+#include "rdma/model.h"
+
+#define RN_DRA_DEFAULT_DRIVER "rdma.rdmanet.io"
+#define RN_DRA_DEFAULT_KUBELET_DIR "/var/lib/kubelet"
+#define RN_DRA_DEFAULT_STATE_DIR "/var/lib/rdmanet/dra"
+#define RN_DRA_DEFAULT_CDI_DIR "/var/run/cdi"
+#define RN_DRA_CDI_KIND "rdmanet.io/claim"
+#define RN_DRA_NAME_LEN 64		/* a DNS label (63) or more: a device, pool, request */
+#define RN_DRA_DRIVER_LEN 64		/* resource.k8s.io: a driver name is at most 63 */
+#define RN_DRA_UID_LEN 64
+#define RN_DRA_MAX_RESULTS 32		/* resource.k8s.io/v1 AllocationResultsMaxSize */
+/* kubelet's service names, in the order it should prefer them */
+#define RN_DRA_SERVICE_V1 "v1.DRAPlugin"
+#define RN_DRA_SERVICE_V1BETA1 "v1beta1.DRAPlugin"
+
+/* --- config -------------------------------------------------------------- */
+
+struct rn_dra_config {
+	bool enabled;
+	char driver[RN_DRA_DRIVER_LEN];
+	char pool[RN_DRA_NAME_LEN * 4];	/* default: the node name, else the host name */
+	char plugin_dir[PATH_MAX];	/* the DRAPlugin socket's directory */
+	char registry_dir[PATH_MAX];	/* kubelet's plugins_registry */
+	char claims_dir[PATH_MAX];	/* the directory claim source */
+	char state_dir[PATH_MAX];	/* prepared.json */
+	char cdi_dir[PATH_MAX];
+	char hold_dir[PATH_MAX];	/* the VF holds' state dir (cni.state_dir) */
+	struct rn_rdma_roots roots;
+};
+
+/* Parses c's "dra" section (absent: not enabled) into out. Errors name the
+ * key: "config: dra.driver: ...". */
+int rn_dra_config_parse(const struct rn_config *c, struct rn_dra_config *out,
+			struct rn_error *e);
+/* For rn_config_*: the "dra" section is valid (c's own, or section before
+ * c holds its JSON). */
+int rn_dra_config_check(const struct rn_config *c, struct rn_error *e);
+int rn_dra_config_check_section(json_t *section, const struct rn_config *c, struct rn_error *e);
+/* The Registration socket ("<registry_dir>/<driver>-reg.sock") and the
+ * DRAPlugin socket ("<plugin_dir>/dra.sock"); either buffer may be NULL. */
+void rn_dra_socket_paths(const struct rn_dra_config *cfg, char *reg, size_t reg_size,
+			 char *plugin, size_t plugin_size);
+/* Whether the agent serves the DRA driver (a "dra" section, enabled). */
+bool rn_dra_wanted(const struct rn_config *c);
+/* resource.k8s.io's rule for a driver name: a DNS subdomain of at most 63
+ * characters, lowercase. */
+int rn_dra_driver_name_check(const char *name, struct rn_error *e);
+
+/* --- this node's devices ------------------------------------------------- */
+
+enum rn_dra_kind { RN_DRA_HCA_PORT, RN_DRA_VF };
+
+struct rn_dra_device {
+	char name[RN_DRA_NAME_LEN];	/* rn_dra_device_name */
+	enum rn_dra_kind kind;
+	char rdma_dev[RN_RDMA_NAME_LEN];	/* VF: "" when its RDMA device is not here */
+	unsigned int port;
+	char netdev[RN_IFNAMSIZ];
+	char pci[RN_PCI_ADDR_LEN];	/* the HCA's or the VF's; "" soft devices */
+	char pf_pci[RN_PCI_ADDR_LEN];	/* VF: its PF */
+	char pf_netdev[RN_IFNAMSIZ];	/* VF: the PF's netdev */
+	int vf_index;			/* VF: N of the PF's virtfnN */
+	int gid_index;			/* the port's RoCE v2 GID (IPv4 first); -1 none */
+};
+
+/* The device's name in ResourceSlices and allocation results, a DNS label
+ * (<= 63 characters, [a-z0-9-], alphanumeric at both ends): an HCA port
+ * "<rdma device>-port<N>" ("mlx5_0" port 1: "mlx5-0-port1"), a VF
+ * "vf-<pci address>" ("vf-0000-3b-00-2"). One function for the prepare
+ * side and the slice publisher, so both always agree. */
+void rn_dra_device_name(const struct rn_dra_device *d, char *buf, size_t size);
+/* Every device of the node: one per port of each RDMA device that is not
+ * a VF (shared), one per VF of each PF (exclusive), sorted by name. */
+int rn_dra_devices(const struct rn_rdma_model *m, struct rn_dra_device **out, int *n,
+		   struct rn_error *e);
+
+/* --- claims -------------------------------------------------------------- */
+
+struct rn_dra_result {
+	char request[RN_DRA_NAME_LEN * 2];	/* "nic", or "<request>/<subrequest>" */
+	char driver[RN_DRA_DRIVER_LEN];
+	char pool[RN_DRA_NAME_LEN * 4];
+	char device[RN_DRA_NAME_LEN];
+};
+
+struct rn_dra_claim {
+	char namespace_[RN_DRA_NAME_LEN];
+	char name[256];
+	char uid[RN_DRA_UID_LEN];
+	bool allocated;			/* status.allocation present */
+	struct rn_dra_result results[RN_DRA_MAX_RESULTS];	/* every driver's */
+	int n_results;
+};
+
+/* Where the driver reads a claim (namespace/name) from: the API server in
+ * the real driver, a directory in the tests. get fills out, or fails with
+ * -ENOENT (no such claim) or another error naming what is wrong. */
+struct rn_dra_claim_source {
+	int (*get)(struct rn_dra_claim_source *src, const char *ns, const char *name,
+		   struct rn_dra_claim *out, struct rn_error *e);
+	void (*destroy)(struct rn_dra_claim_source *src);
+	char dir[PATH_MAX];		/* the directory source's */
+};
+/* Claims as <dir>/<namespace>/<name>.json, ResourceClaim objects. */
+struct rn_dra_claim_source *rn_dra_claim_source_dir(const char *dir, struct rn_error *e);
+/* A ResourceClaim's JSON (resource.k8s.io/v1) into out. */
+int rn_dra_claim_from_json(json_t *o, struct rn_dra_claim *out, struct rn_error *e);
+
+/* --- prepare / unprepare ------------------------------------------------- */
+
+struct rn_dra_prepared_device {
+	char request[RN_DRA_NAME_LEN * 2];
+	char pool[RN_DRA_NAME_LEN * 4];
+	char device[RN_DRA_NAME_LEN];
+	char cdi_id[256];		/* "rdmanet.io/claim=<uid>-<device>" */
+};
+
+struct rn_dra_prepared {
+	char uid[RN_DRA_UID_LEN];
+	char namespace_[RN_DRA_NAME_LEN];
+	char name[256];
+	struct rn_dra_prepared_device devices[RN_DRA_MAX_RESULTS];
+	int n_devices;
+	char vfs[RN_DRA_MAX_RESULTS][RN_PCI_ADDR_LEN];	/* held for this claim */
+	int n_vfs;
+};
+
+struct rn_dra_driver;
+
+/* The driver's state: cfg's state file read (a missing one is empty), the
+ * claim source src (owned from here). */
+struct rn_dra_driver *rn_dra_driver_open(const struct rn_dra_config *cfg,
+					 struct rn_dra_claim_source *src, struct rn_error *e);
+void rn_dra_driver_close(struct rn_dra_driver *d);
+/* Prepares claim ns/name/uid (idempotent: one already prepared answers
+ * what was recorded). Refused with a message naming the claim when the
+ * source has no such claim, a claim of another UID (deleted and created
+ * again), one not allocated or with nothing of this driver, a device this
+ * node does not have, a VF another pod holds. Nothing is left behind by a
+ * refusal. */
+int rn_dra_prepare(struct rn_dra_driver *d, const char *ns, const char *name, const char *uid,
+		   struct rn_dra_prepared *out, struct rn_error *e);
+/* Undoes rn_dra_prepare for uid: its CDI spec removed, its VF holds
+ * released, the record dropped. A claim not prepared (or unprepared
+ * already) is done: 0. */
+int rn_dra_unprepare(struct rn_dra_driver *d, const char *uid, struct rn_error *e);
+/* How many claims are prepared. */
+int rn_dra_prepared_count(const struct rn_dra_driver *d);
+
+/* --- the server ---------------------------------------------------------- */
+
+struct rn_dra_server;
+
+/* Starts the DRA thread (a copy of c is parsed): the Registration socket
+ * in the registry dir and the DRAPlugin socket in the plugin dir, served
+ * again when deleted (kubelet removes stale sockets when it starts). NULL
+ * with e set when not configured or it cannot start; the agent goes on. */
+struct rn_dra_server *rn_dra_start(const struct rn_config *c, struct rn_error *e);
+/* Stops serving and joins the thread; sockets are removed, what is
+ * prepared stays prepared. */
+void rn_dra_stop(struct rn_dra_server *s);
+
+#endif

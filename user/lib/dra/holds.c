@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* A VF allocated to a claim is held as the CNI's exclusive mode holds one
+ * (user/lib/sriov/hold.c: the per-VF lock, then the record), with the
+ * claim's UID and no netns: the device plugin then shows it Unhealthy, a
+ * CNI ADD finds it taken, and the leak sweep leaves it until
+ * NodeUnprepareResources gives it back. Nothing of the VF is touched. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dra/internal.h"
+#include "sriov/sriov.h"
+
+int dra_vf_hold(const struct rn_dra_config *cfg, const struct rn_dra_device *vf,
+		const struct rn_dra_prepared *p, struct rn_error *e)
+{
+	struct rn_sriov_hold h = { 0 }, old;
+	struct rn_error re = { 0 };
+	int fd, rc;
+
+	if (rn_sriov_hold_lock(cfg->hold_dir, vf->pci, true, &fd, e))
+		return e ? e->code : -EBUSY;
+	rc = rn_sriov_hold_read(cfg->hold_dir, vf->pci, &old, &re);
+	if (rc == 0) {
+		close(fd);
+		if (!strcmp(old.claim_uid, p->uid))
+			return 0;	/* ours already (a prepare retried) */
+		if (old.claim_uid[0])
+			return rn_fail(e, -EBUSY, "VF %s is held for claim %s (%s/%s)", vf->pci,
+				       old.claim_uid, old.pod_namespace, old.pod_name);
+		return rn_fail(e, -EBUSY, "VF %s is held by pod %s/%s", vf->pci, old.pod_namespace,
+			       old.pod_name);
+	}
+	if (rc != -ENOENT) {
+		close(fd);
+		return rn_fail(e, rc, "VF %s: %s", vf->pci, re.msg);
+	}
+	snprintf(h.pci, sizeof(h.pci), "%s", vf->pci);
+	snprintf(h.pf_ifname, sizeof(h.pf_ifname), "%s", vf->pf_netdev);
+	h.vf = vf->vf_index;
+	snprintf(h.network, sizeof(h.network), "dra:%s", cfg->driver);
+	snprintf(h.pod_namespace, sizeof(h.pod_namespace), "%s", p->namespace_);
+	snprintf(h.pod_name, sizeof(h.pod_name), "%s", p->name);
+	snprintf(h.claim_uid, sizeof(h.claim_uid), "%s", p->uid);
+	snprintf(h.orig_netdev, sizeof(h.orig_netdev), "%s", vf->netdev);
+	snprintf(h.orig_rdma_dev, sizeof(h.orig_rdma_dev), "%s", vf->rdma_dev);
+	h.since = time(NULL);
+	rc = rn_sriov_hold_write(cfg->hold_dir, &h, e);
+	close(fd);
+	return rc;
+}
+
+int dra_vf_release(const struct rn_dra_config *cfg, const char *pci, const char *uid,
+		   struct rn_error *e)
+{
+	struct rn_sriov_hold h;
+	int fd, rc;
+
+	if (rn_sriov_hold_lock(cfg->hold_dir, pci, true, &fd, e))
+		return e ? e->code : -EBUSY;
+	rc = rn_sriov_hold_read(cfg->hold_dir, pci, &h, e);
+	if (rc == -ENOENT) {
+		rc = 0;		/* given back already */
+	} else if (!rc && !strcmp(h.claim_uid, uid) && !h.netns[0]) {
+		rc = rn_sriov_hold_remove(cfg->hold_dir, pci, e);
+	}
+	/* else someone else's now (or attached to a pod): not ours to drop */
+	close(fd);
+	return rc;
+}

@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The DRA driver's thread: kubelet's Registration service on
+ * <registry_dir>/<driver>-reg.sock and the DRAPlugin service (v1 and
+ * v1beta1, whose messages are the same field for field) on
+ * <plugin_dir>/dra.sock, both through the device plugin's gRPC endpoint
+ * (devplugin/grpc_endpoint.h) on one completion queue. Every claim of a
+ * request gets an answer, an error in it when it could not be done: a
+ * claim left out, or a gRPC error, makes kubelet retry the whole call. A
+ * socket that disappears (kubelet cleaning its directories at start) is
+ * served again at the next tick. */
+#include <errno.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "devplugin/grpc_dl.h"
+#include "devplugin/grpc_endpoint.h"
+#include "devplugin/pluginregistration_v1.pb-c.h"
+#include "dra/dra_v1.pb-c.h"
+#include "dra/internal.h"
+#include "log.h"
+#include "mkdir_p.h"
+
+#define TICK_MS 1000
+#define REG "/pluginregistration.Registration/"
+#define V1 "/k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/"
+#define V1BETA1 "/k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin/"
+
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourcesRequest PrepareReq;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourcesResponse PrepareResp;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourcesResponse__ClaimsEntry PrepareEntry;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodePrepareResourceResponse PrepareOne;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__Device PbDevice;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodeUnprepareResourcesRequest UnprepareReq;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodeUnprepareResourcesResponse UnprepareResp;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodeUnprepareResourcesResponse__ClaimsEntry UnprepareEntry;
+typedef K8s__Io__Kubelet__Pkg__Apis__Dra__V1__NodeUnprepareResourceResponse UnprepareOne;
+
+struct rn_dra_server {
+	pthread_t thread;
+	atomic_bool stop;
+	grpc_completion_queue *cq;
+	struct rn_dra_config cfg;
+	struct rn_dra_driver *drv;
+	struct dp_endpoint reg, plugin;
+	char reg_what[RN_DRA_DRIVER_LEN + 32], plugin_what[RN_DRA_DRIVER_LEN + 32];
+	int pending_shutdowns;
+	unsigned long long registrations;
+};
+
+/* --- Registration ---------------------------------------------------------- */
+
+static grpc_status_code get_info(struct rn_dra_server *s, grpc_byte_buffer **resp)
+{
+	Pluginregistration__PluginInfo o = PLUGINREGISTRATION__PLUGIN_INFO__INIT;
+	char *versions[2] = { (char *)RN_DRA_SERVICE_V1, (char *)RN_DRA_SERVICE_V1BETA1 };
+
+	o.type = (char *)"DRAPlugin";
+	o.name = s->cfg.driver;
+	o.endpoint = s->plugin.path;
+	o.n_supported_versions = 2;
+	o.supported_versions = versions;
+	*resp = dp_pb_pack(&o.base);
+	return GRPC_STATUS_OK;
+}
+
+static grpc_status_code notify(struct rn_dra_server *s, grpc_byte_buffer *req,
+			       grpc_byte_buffer **resp)
+{
+	Pluginregistration__RegistrationStatus *q = (Pluginregistration__RegistrationStatus *)
+		dp_pb_unpack(&pluginregistration__registration_status__descriptor, req);
+	Pluginregistration__RegistrationStatusResponse o =
+		PLUGINREGISTRATION__REGISTRATION_STATUS_RESPONSE__INIT;
+
+	if (q && q->plugin_registered) {
+		s->registrations++;
+		rn_info("DRA driver %s: registered with kubelet", s->cfg.driver);
+	} else {
+		rn_err("DRA driver %s: kubelet refused the registration: %s", s->cfg.driver,
+		       q && q->error && q->error[0] ? q->error : "(no reason given)");
+	}
+	if (q)
+		protobuf_c_message_free_unpacked(&q->base, NULL);
+	*resp = dp_pb_pack(&o.base);
+	return GRPC_STATUS_OK;
+}
+
+static grpc_status_code reg_unary(void *ctx, const char *method, grpc_byte_buffer *req,
+				  grpc_byte_buffer **resp, char *err, size_t esz)
+{
+	*resp = NULL;
+	if (!strcmp(method, REG "GetInfo"))
+		return get_info(ctx, resp);
+	if (!strcmp(method, REG "NotifyRegistrationStatus"))
+		return notify(ctx, req, resp);
+	snprintf(err, esz, "unknown method %s", method);
+	return GRPC_STATUS_UNIMPLEMENTED;
+}
+
+/* --- DRAPlugin ------------------------------------------------------------- */
+
+struct prepare_mem {
+	struct rn_dra_prepared p;
+	PrepareEntry entry;
+	PrepareOne one;
+	PbDevice dev[RN_DRA_MAX_RESULTS];
+	PbDevice *devp[RN_DRA_MAX_RESULTS];
+	char *req_names[RN_DRA_MAX_RESULTS][1];
+	char *cdi[RN_DRA_MAX_RESULTS][1];
+	char error[512];
+};
+
+static void prepare_answer(struct prepare_mem *m, bool ok)
+{
+	k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resources_response__claims_entry__init(
+		&m->entry);
+	k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resource_response__init(&m->one);
+	m->entry.key = m->p.uid;
+	m->entry.value = &m->one;
+	if (!ok) {
+		m->one.error = m->error;
+		return;
+	}
+	for (int i = 0; i < m->p.n_devices; i++) {
+		PbDevice *d = &m->dev[i];
+
+		k8s__io__kubelet__pkg__apis__dra__v1__device__init(d);
+		m->req_names[i][0] = m->p.devices[i].request;
+		m->cdi[i][0] = m->p.devices[i].cdi_id;
+		d->n_request_names = 1;
+		d->request_names = m->req_names[i];
+		d->pool_name = m->p.devices[i].pool;
+		d->device_name = m->p.devices[i].device;
+		d->n_cdi_device_ids = 1;
+		d->cdi_device_ids = m->cdi[i];
+		m->devp[i] = d;
+	}
+	m->one.n_devices = (size_t)m->p.n_devices;
+	m->one.devices = m->devp;
+}
+
+static grpc_status_code prepare(struct rn_dra_server *s, grpc_byte_buffer *req,
+				grpc_byte_buffer **resp, char *err, size_t esz)
+{
+	PrepareReq *q = (PrepareReq *)dp_pb_unpack(
+		&k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resources_request__descriptor, req);
+	PrepareResp out = K8S__IO__KUBELET__PKG__APIS__DRA__V1__NODE_PREPARE_RESOURCES_RESPONSE__INIT;
+	struct prepare_mem *mem;
+	PrepareEntry **entries;
+	size_t n;
+
+	if (!q) {
+		snprintf(err, esz, "NodePrepareResources: undecodable request");
+		return GRPC_STATUS_INVALID_ARGUMENT;
+	}
+	n = q->n_claims;
+	mem = calloc(n + 1, sizeof(*mem));
+	entries = calloc(n + 1, sizeof(*entries));
+	if (!mem || !entries) {
+		free(mem);
+		free(entries);
+		protobuf_c_message_free_unpacked(&q->base, NULL);
+		snprintf(err, esz, "out of memory");
+		return GRPC_STATUS_RESOURCE_EXHAUSTED;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const K8s__Io__Kubelet__Pkg__Apis__Dra__V1__Claim *c = q->claims[i];
+		struct rn_error e = { 0 };
+		int rc = rn_dra_prepare(s->drv, c->namespace_, c->name, c->uid, &mem[i].p, &e);
+
+		if (rc) {
+			snprintf(mem[i].p.uid, sizeof(mem[i].p.uid), "%.63s", c->uid);
+			snprintf(mem[i].error, sizeof(mem[i].error), "%s", e.msg);
+			rn_warn("DRA driver %s: %s", s->cfg.driver, e.msg);
+		}
+		prepare_answer(&mem[i], !rc);
+		entries[i] = &mem[i].entry;
+	}
+	out.n_claims = n;
+	out.claims = entries;
+	*resp = dp_pb_pack(&out.base);
+	free(mem);
+	free(entries);
+	protobuf_c_message_free_unpacked(&q->base, NULL);
+	return GRPC_STATUS_OK;
+}
+
+static grpc_status_code unprepare(struct rn_dra_server *s, grpc_byte_buffer *req,
+				  grpc_byte_buffer **resp, char *err, size_t esz)
+{
+	UnprepareReq *q = (UnprepareReq *)dp_pb_unpack(
+		&k8s__io__kubelet__pkg__apis__dra__v1__node_unprepare_resources_request__descriptor,
+		req);
+	UnprepareResp out =
+		K8S__IO__KUBELET__PKG__APIS__DRA__V1__NODE_UNPREPARE_RESOURCES_RESPONSE__INIT;
+	UnprepareEntry *ent, **entp;
+	UnprepareOne *one;
+	char (*msgs)[512];
+	size_t n;
+
+	if (!q) {
+		snprintf(err, esz, "NodeUnprepareResources: undecodable request");
+		return GRPC_STATUS_INVALID_ARGUMENT;
+	}
+	n = q->n_claims;
+	ent = calloc(n + 1, sizeof(*ent));
+	entp = calloc(n + 1, sizeof(*entp));
+	one = calloc(n + 1, sizeof(*one));
+	msgs = calloc(n + 1, sizeof(*msgs));
+	if (!ent || !entp || !one || !msgs) {
+		free(ent);
+		free(entp);
+		free(one);
+		free(msgs);
+		protobuf_c_message_free_unpacked(&q->base, NULL);
+		snprintf(err, esz, "out of memory");
+		return GRPC_STATUS_RESOURCE_EXHAUSTED;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct rn_error e = { 0 };
+
+		k8s__io__kubelet__pkg__apis__dra__v1__node_unprepare_resources_response__claims_entry__init(
+			&ent[i]);
+		k8s__io__kubelet__pkg__apis__dra__v1__node_unprepare_resource_response__init(&one[i]);
+		ent[i].key = q->claims[i]->uid;
+		ent[i].value = &one[i];
+		if (rn_dra_unprepare(s->drv, q->claims[i]->uid, &e)) {
+			snprintf(msgs[i], sizeof(msgs[i]), "%s", e.msg);
+			one[i].error = msgs[i];
+			rn_warn("DRA driver %s: claim %s/%s: %s", s->cfg.driver,
+				q->claims[i]->namespace_, q->claims[i]->name, e.msg);
+		}
+		entp[i] = &ent[i];
+	}
+	out.n_claims = n;
+	out.claims = entp;
+	*resp = dp_pb_pack(&out.base);
+	free(ent);
+	free(entp);
+	free(one);
+	free(msgs);
+	protobuf_c_message_free_unpacked(&q->base, NULL);
+	return GRPC_STATUS_OK;
+}
+
+static grpc_status_code plugin_unary(void *ctx, const char *method, grpc_byte_buffer *req,
+				     grpc_byte_buffer **resp, char *err, size_t esz)
+{
+	const char *m = NULL;
+
+	*resp = NULL;
+	if (!strncmp(method, V1, strlen(V1)))
+		m = method + strlen(V1);
+	else if (!strncmp(method, V1BETA1, strlen(V1BETA1)))
+		m = method + strlen(V1BETA1);
+	if (m && !strcmp(m, "NodePrepareResources"))
+		return prepare(ctx, req, resp, err, esz);
+	if (m && !strcmp(m, "NodeUnprepareResources"))
+		return unprepare(ctx, req, resp, err, esz);
+	snprintf(err, esz, "unknown method %s", method);
+	return GRPC_STATUS_UNIMPLEMENTED;
+}
+
+static const struct dp_service registration_service = { .unary = reg_unary };
+static const struct dp_service dra_plugin_service = { .unary = plugin_unary };
+
+/* --- the thread -------------------------------------------------------------- */
+
+/* ours: the file at the path is the socket this server bound */
+static bool still_there(const struct dp_endpoint *ep)
+{
+	struct stat st;
+
+	return stat(ep->path, &st) == 0 && st.st_ino == ep->sock_ino && st.st_dev == ep->sock_dev;
+}
+
+static void keep_served(struct rn_dra_server *s, struct dp_endpoint *ep, const char *dir)
+{
+	if (ep->state == DP_SRV_UP && !still_there(ep)) {
+		rn_warn("%s: %s was removed; serving it again", ep->what, ep->path);
+		dp_endpoint_unserve(ep);
+		return;		/* served again once the old server let go */
+	}
+	if (ep->state != DP_SRV_DOWN)
+		return;
+	/* the plugin dir is ours to make; the registry is kubelet's */
+	if (ep == &s->plugin && rn_mkdir_p(dir, 0750))
+		return;
+	if (access(dir, F_OK))
+		return;
+	if (!dp_endpoint_serve(ep))
+		rn_info("%s: serving on %s", ep->what, ep->path);
+}
+
+static void run_event(grpc_event ev)
+{
+	if (ev.type == GRPC_OP_COMPLETE)
+		((struct dp_tag *)ev.tag)->done(ev.tag, ev.success);
+}
+
+static void *thread_main(void *arg)
+{
+	struct rn_dra_server *s = arg;
+	grpc_event ev;
+
+	while (!atomic_load(&s->stop)) {
+		/* the DRAPlugin socket first: GetInfo names it */
+		keep_served(s, &s->plugin, s->cfg.plugin_dir);
+		if (s->plugin.state == DP_SRV_UP)
+			keep_served(s, &s->reg, s->cfg.registry_dir);
+		run_event(grpc_completion_queue_next(s->cq, dp_deadline_ms(TICK_MS), NULL));
+	}
+	/* the registration first: kubelet must not find a socket whose
+	 * endpoint is gone */
+	dp_endpoint_unserve(&s->reg);
+	dp_endpoint_unserve(&s->plugin);
+	while (s->pending_shutdowns > 0)
+		run_event(grpc_completion_queue_next(s->cq, dp_deadline_ms(1000), NULL));
+	grpc_completion_queue_shutdown(s->cq);
+	do {
+		ev = grpc_completion_queue_next(s->cq, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL);
+		run_event(ev);
+	} while (ev.type != GRPC_QUEUE_SHUTDOWN);
+	grpc_completion_queue_destroy(s->cq);
+	s->cq = NULL;
+	return NULL;
+}
+
+static void endpoint_init(struct rn_dra_server *s, struct dp_endpoint *ep,
+			  const struct dp_service *svc, char *what, size_t what_size,
+			  const char *kind)
+{
+	snprintf(what, what_size, "DRA driver %s %s", s->cfg.driver, kind);
+	ep->svc = svc;
+	ep->ctx = s;
+	ep->what = what;
+	ep->cq = s->cq;
+	ep->pending_shutdowns = &s->pending_shutdowns;
+}
+
+struct rn_dra_server *rn_dra_start(const struct rn_config *c, struct rn_error *e)
+{
+	struct rn_dra_server *s = calloc(1, sizeof(*s));
+	struct rn_dra_claim_source *src;
+	sigset_t all, old;
+	int err;
+
+	if (!s)
+		return rn_fail(e, -ENOMEM, "DRA: out of memory"), NULL;
+	if (rn_dra_config_parse(c, &s->cfg, e))
+		goto fail;
+	if (!s->cfg.enabled) {
+		rn_fail(e, -ENOENT, "DRA: not enabled");
+		goto fail;
+	}
+	src = rn_dra_claim_source_dir(s->cfg.claims_dir, e);
+	if (!src || !(s->drv = rn_dra_driver_open(&s->cfg, src, e)) || dp_grpc_load(e))
+		goto fail;
+	rn_dra_socket_paths(&s->cfg, s->reg.path, sizeof(s->reg.path), s->plugin.path,
+			    sizeof(s->plugin.path));
+	/* as the device plugin's: gRPC's threads block every signal, and two
+	 * malloc arenas serve them */
+	mallopt(M_ARENA_MAX, 2);
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	grpc_init();
+	s->cq = grpc_completion_queue_create_for_next(NULL);
+	endpoint_init(s, &s->reg, &registration_service, s->reg_what, sizeof(s->reg_what),
+		      "registration");
+	endpoint_init(s, &s->plugin, &dra_plugin_service, s->plugin_what,
+		      sizeof(s->plugin_what), "DRAPlugin");
+	err = pthread_create(&s->thread, NULL, thread_main, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		rn_fail(e, -err, "DRA: cannot start its thread");
+		grpc_completion_queue_shutdown(s->cq);
+		grpc_completion_queue_destroy(s->cq);
+		grpc_shutdown();
+		goto fail;
+	}
+	rn_info("DRA driver %s: pool %s, %d claim(s) prepared, claims from %s", s->cfg.driver,
+		s->cfg.pool, rn_dra_prepared_count(s->drv), s->cfg.claims_dir);
+	return s;
+fail:
+	rn_dra_driver_close(s->drv);
+	free(s);
+	return NULL;
+}
+
+void rn_dra_stop(struct rn_dra_server *s)
+{
+	if (!s)
+		return;
+	atomic_store(&s->stop, true);
+	pthread_join(s->thread, NULL);
+	rn_dra_driver_close(s->drv);
+	free(s);
+	grpc_shutdown();
+}

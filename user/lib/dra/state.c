@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The prepared claims, kept in <state_dir>/prepared.json so that a
+ * restarted agent answers kubelet's repeated NodePrepareResources with what
+ * it prepared before, and can still unprepare it:
+ *   { "claims": { "<uid>": { "namespace": "...", "name": "...",
+ *       "devices": [ { "request": "nic", "pool": "node1",
+ *                      "device": "mlx5-0-port1", "cdi_id": "..." } ],
+ *       "vfs": [ "0000:3b:00.2" ] } } } */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dra/internal.h"
+#include "mkdir_p.h"
+#include "write_all.h"
+
+static void path_of(const struct rn_dra_driver *d, char *buf, size_t size)
+{
+	snprintf(buf, size, "%.4000s/prepared.json", d->cfg.state_dir);
+}
+
+struct rn_dra_prepared *dra_state_find(struct rn_dra_driver *d, const char *uid)
+{
+	for (int i = 0; i < d->n_claims; i++)
+		if (!strcmp(d->claims[i].uid, uid))
+			return &d->claims[i];
+	return NULL;
+}
+
+static int str(json_t *o, const char *key, char *out, size_t size)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	if (!s || strlen(s) >= size)
+		return -EINVAL;
+	memcpy(out, s, strlen(s) + 1);
+	return 0;
+}
+
+static int claim_from_json(const char *uid, json_t *o, struct rn_dra_prepared *p)
+{
+	json_t *devs = json_object_get(o, "devices"), *vfs = json_object_get(o, "vfs"), *v;
+	size_t i;
+
+	memset(p, 0, sizeof(*p));
+	if (strlen(uid) >= sizeof(p->uid) || str(o, "namespace", p->namespace_, sizeof(p->namespace_)) ||
+	    str(o, "name", p->name, sizeof(p->name)) || !json_is_array(devs) ||
+	    json_array_size(devs) > RN_DRA_MAX_RESULTS || (vfs && !json_is_array(vfs)) ||
+	    json_array_size(vfs) > RN_DRA_MAX_RESULTS)
+		return -EINVAL;
+	snprintf(p->uid, sizeof(p->uid), "%s", uid);
+	json_array_foreach(devs, i, v) {
+		struct rn_dra_prepared_device *x = &p->devices[p->n_devices++];
+
+		if (str(v, "request", x->request, sizeof(x->request)) ||
+		    str(v, "pool", x->pool, sizeof(x->pool)) ||
+		    str(v, "device", x->device, sizeof(x->device)) ||
+		    str(v, "cdi_id", x->cdi_id, sizeof(x->cdi_id)))
+			return -EINVAL;
+	}
+	json_array_foreach(vfs, i, v) {
+		if (!json_is_string(v) || strlen(json_string_value(v)) >= RN_PCI_ADDR_LEN)
+			return -EINVAL;
+		snprintf(p->vfs[p->n_vfs++], RN_PCI_ADDR_LEN, "%s", json_string_value(v));
+	}
+	return 0;
+}
+
+int dra_state_load(struct rn_dra_driver *d, struct rn_error *e)
+{
+	char path[PATH_MAX];
+	json_error_t jerr;
+	json_t *o, *claims, *c;
+	const char *uid;
+
+	path_of(d, path, sizeof(path));
+	d->n_claims = 0;
+	o = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	if (!o) {
+		if (access(path, F_OK) && errno == ENOENT)
+			return 0;
+		return rn_fail(e, -EINVAL, "%s: %s", path, jerr.text);
+	}
+	claims = json_object_get(o, "claims");
+	if (!json_is_object(claims)) {
+		json_decref(o);
+		return rn_fail(e, -EINVAL, "%s: no \"claims\" object", path);
+	}
+	d->cap = (int)json_object_size(claims) + 8;
+	free(d->claims);
+	d->claims = calloc((size_t)d->cap, sizeof(*d->claims));
+	if (!d->claims) {
+		json_decref(o);
+		return rn_fail(e, -ENOMEM, "out of memory");
+	}
+	json_object_foreach(claims, uid, c) {
+		if (claim_from_json(uid, c, &d->claims[d->n_claims])) {
+			json_decref(o);
+			d->n_claims = 0;
+			return rn_fail(e, -EINVAL, "%s: claim %s: malformed record", path, uid);
+		}
+		d->n_claims++;
+	}
+	json_decref(o);
+	return 0;
+}
+
+static json_t *claim_to_json(const struct rn_dra_prepared *p)
+{
+	json_t *devs = json_array(), *vfs = json_array();
+
+	for (int i = 0; i < p->n_devices; i++)
+		json_array_append_new(devs, json_pack("{s:s, s:s, s:s, s:s}",
+						      "request", p->devices[i].request,
+						      "pool", p->devices[i].pool,
+						      "device", p->devices[i].device,
+						      "cdi_id", p->devices[i].cdi_id));
+	for (int i = 0; i < p->n_vfs; i++)
+		json_array_append_new(vfs, json_string(p->vfs[i]));
+	return json_pack("{s:s, s:s, s:o, s:o}", "namespace", p->namespace_, "name", p->name,
+			 "devices", devs, "vfs", vfs);
+}
+
+int dra_state_save(const struct rn_dra_driver *d, struct rn_error *e)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	json_t *claims = json_object(), *o;
+	char *text;
+	int fd, err = 0;
+
+	for (int i = 0; i < d->n_claims; i++)
+		json_object_set_new(claims, d->claims[i].uid, claim_to_json(&d->claims[i]));
+	o = json_pack("{s:o}", "claims", claims);
+	text = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS);
+	json_decref(o);
+	if (!text)
+		return rn_fail(e, -ENOMEM, "out of memory");
+	path_of(d, path, sizeof(path));
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (rn_mkdir_p(d->cfg.state_dir, 0700)) {
+		err = rn_fail(e, -errno, "%s: %s", d->cfg.state_dir, strerror(errno));
+		free(text);
+		return err;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		err = rn_fail(e, -errno, "%s: %s", tmp, strerror(errno));
+	else if (rn_write_all(fd, text, strlen(text)) || fsync(fd))
+		err = rn_fail(e, -errno ? -errno : -EIO, "%s: %s", tmp, strerror(errno));
+	if (fd >= 0 && close(fd) && !err)
+		err = rn_fail(e, -errno, "%s: %s", tmp, strerror(errno));
+	if (!err && rename(tmp, path))
+		err = rn_fail(e, -errno, "%s: %s", path, strerror(errno));
+	if (err)
+		unlink(tmp);
+	free(text);
+	return err;
+}
