@@ -8,15 +8,19 @@ optimistic concurrency, AlreadyExists/Conflict/NotFound/Invalid), never from
 rdmanet's client. No real API server runs in these tests.
 
   apiserver_standin.py --port-file F --cert C --key K [--client-ca CA]
-                       [--token-file T] [--log L]
+                       [--token-file T] [--log L] [--fail-once-file F]
 
 Authentication: a bearer token listed in --token-file (one per line, re-read
 on each request so a test can rotate tokens), or a client certificate signed
 by --client-ca. Anything else: 401. Every request is logged to --log as one
-JSON line {method, path, user, status}.
+JSON line {method, path, user, status}. --fail-once-file: a file a test
+writes "METHOD STATUS REASON" into; the next such request is answered with
+that Status (e.g. "PUT 409 Conflict": someone else wrote the object first)
+and the file is removed.
 """
 import argparse
 import json
+import os
 import re
 import ssl
 import threading
@@ -25,6 +29,138 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 # metadata.name of most objects: a DNS subdomain (RFC 1123), at most 253
 DNS_SUBDOMAIN = re.compile(r'^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')
 PATH = re.compile(r'^/apis/([^/]+)/([^/]+)/([^/]+)(?:/([^/]+))?/?$')
+
+DNS_LABEL = re.compile(r'^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')
+C_IDENT = re.compile(r'^[A-Za-z_][A-Za-z0-9_]*$')
+QUANTITY = re.compile(r'^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?$')
+SEMVER = re.compile(r'^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$')
+
+
+def subdomain_ok(v, maxlen=253):
+    return isinstance(v, str) and 0 < len(v) <= maxlen and DNS_SUBDOMAIN.match(v)
+
+
+def qualified_name_errs(path, key):
+    """resource.k8s.io QualifiedName: [DNS subdomain (<= 63) "/"] C identifier (<= 32)"""
+    dom, _, ident = key.rpartition("/")
+    errs = []
+    if "/" in key and not subdomain_ok(dom, 63):
+        errs.append("%s: Invalid value: %r: the domain must be a DNS subdomain of at most 63 characters" % (path, key))
+    if not C_IDENT.match(ident) or len(ident) > 32:
+        errs.append("%s: Invalid value: %r: must be a C identifier of at most 32 characters" % (path, key))
+    return errs
+
+
+def int_quantity(q):
+    return int(q) if isinstance(q, str) and re.match(r'^[0-9]+$', q) else None
+
+
+def validate_resourceslice(obj):
+    """The rules of k8s.io/api/resource/v1 (types.go comments and the
+    constants there): field paths as the API server names them."""
+    errs = []
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return ["spec: Required value"]
+    drv = spec.get("driver")
+    if not subdomain_ok(drv, 63) or drv != drv.lower():
+        errs.append("spec.driver: Invalid value: %r: a lowercase DNS subdomain of at most 63 characters" % drv)
+    pool = spec.get("pool") or {}
+    pn = pool.get("name")
+    if not isinstance(pn, str) or not pn or len(pn) > 253 or not all(subdomain_ok(x) for x in pn.split("/")):
+        errs.append("spec.pool.name: Invalid value: %r: DNS subdomains separated by slashes, at most 253 characters" % pn)
+    if not isinstance(pool.get("generation"), int) or pool.get("generation") < 0:
+        errs.append("spec.pool.generation: Invalid value: must be a non-negative integer")
+    if not isinstance(pool.get("resourceSliceCount"), int) or pool.get("resourceSliceCount") <= 0:
+        errs.append("spec.pool.resourceSliceCount: Invalid value: must be greater than zero")
+    sel = [k for k in ("nodeName", "nodeSelector", "allNodes", "perDeviceNodeSelection") if spec.get(k) not in (None, False, "")]
+    if len(sel) != 1:
+        errs.append("spec: Invalid value: exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required")
+    if spec.get("nodeName") and not subdomain_ok(spec["nodeName"]):
+        errs.append("spec.nodeName: Invalid value: %r: a DNS subdomain" % spec["nodeName"])
+    devs = spec.get("devices") or []
+    if len(devs) > 128:
+        errs.append("spec.devices: Too many: %d: must have at most 128 items" % len(devs))
+    seen = set()
+    for i, d in enumerate(devs):
+        p = "spec.devices[%d]" % i
+        n = d.get("name")
+        if not isinstance(n, str) or not DNS_LABEL.match(n) or len(n) > 63:
+            errs.append("%s.name: Invalid value: %r: a DNS label" % (p, n))
+        elif n in seen:
+            errs.append("%s.name: Duplicate value: %r" % (p, n))
+        seen.add(n)
+        attrs, caps = d.get("attributes") or {}, d.get("capacity") or {}
+        if len(attrs) + len(caps) > 32:
+            errs.append("%s: Invalid value: the total number of attributes and capacities must not exceed 32" % p)
+        for k, v in attrs.items():
+            ap = "%s.attributes[%s]" % (p, k)
+            errs += qualified_name_errs(ap, k)
+            set_ = [f for f in ("int", "bool", "string", "version") if f in (v or {})]
+            if len(set_) != 1:
+                errs.append("%s: Invalid value: exactly one value must be specified" % ap)
+                continue
+            f = set_[0]
+            val = v[f]
+            if f == "int" and (not isinstance(val, int) or isinstance(val, bool)):
+                errs.append("%s.int: Invalid value: not an integer" % ap)
+            if f == "bool" and not isinstance(val, bool):
+                errs.append("%s.bool: Invalid value: not a boolean" % ap)
+            if f in ("string", "version") and (not isinstance(val, str) or len(val) > 64):
+                errs.append("%s.%s: Too long: may not be more than 64 bytes" % (ap, f))
+            if f == "version" and isinstance(val, str) and not SEMVER.match(val):
+                errs.append("%s.version: Invalid value: %r: must be a semantic version" % (ap, val))
+        for k, v in caps.items():
+            cp = "%s.capacity[%s]" % (p, k)
+            errs += qualified_name_errs(cp, k)
+            if not isinstance(v, dict) or not QUANTITY.match(str(v.get("value", ""))):
+                errs.append("%s.value: Invalid value: a quantity is required" % cp)
+                continue
+            pol = v.get("requestPolicy")
+            if pol is None:
+                continue
+            if not d.get("allowMultipleAllocations"):
+                errs.append("%s.requestPolicy: Forbidden: only for a device with allowMultipleAllocations" % cp)
+            if "validValues" in pol and "validRange" in pol:
+                errs.append("%s.requestPolicy: Invalid value: validValues and validRange are exclusive" % cp)
+            cap, dflt = int_quantity(v["value"]), int_quantity(pol.get("default"))
+            rng = pol.get("validRange")
+            if rng is not None:
+                mn, mx, st = (int_quantity(rng.get(x)) for x in ("min", "max", "step"))
+                if "min" not in rng:
+                    errs.append("%s.requestPolicy.validRange.min: Required value" % cp)
+                if None not in (mn, cap) and mn > cap:
+                    errs.append("%s.requestPolicy.validRange.min: Invalid value: more than the capacity" % cp)
+                if None not in (mx, cap) and mx > cap:
+                    errs.append("%s.requestPolicy.validRange.max: Invalid value: more than the capacity" % cp)
+                if None not in (dflt, mn) and dflt < mn:
+                    errs.append("%s.requestPolicy.default: Invalid value: less than validRange.min" % cp)
+                if st is not None and None not in (mn, cap) and mn + st > cap:
+                    errs.append("%s.requestPolicy.validRange.step: Invalid value: min + step exceeds the capacity" % cp)
+                if st and dflt is not None and dflt % st:
+                    errs.append("%s.requestPolicy.default: Invalid value: not a multiple of step" % cp)
+        if "allowMultipleAllocations" in d and not isinstance(d["allowMultipleAllocations"], bool):
+            errs.append("%s.allowMultipleAllocations: Invalid value: not a boolean" % p)
+    return errs
+
+
+IMMUTABLE = {"resourceslices": [("spec", "driver"), ("spec", "pool", "name"), ("spec", "nodeName")]}
+VALIDATORS = {"resourceslices": validate_resourceslice}
+
+
+def dig(o, path):
+    for k in path:
+        o = o.get(k) if isinstance(o, dict) else None
+    return o
+
+
+def field_selected(obj, selector):
+    for term in filter(None, (selector or "").split(",")):
+        k, _, v = term.partition("=")
+        if str(dig(obj, k.split("."))) != v:
+            return False
+    return True
+
 
 store = {}		# (group, version, resource) -> {name: object}
 lock = threading.Lock()
@@ -97,14 +233,28 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/version":
             return self.answer(200, {"major": "1", "minor": "34",
                                      "gitVersion": "v1.34.0-standin"}, user)
+        from urllib.parse import parse_qs, urlsplit
+        self.selector = parse_qs(urlsplit(self.path).query).get("fieldSelector", [""])[0]
         m = PATH.match(self.path.split("?")[0])
         if not m:
             return self.answer(*status(404, "NotFound", "the server could not find the requested resource"), user)
         group, version, resource, name = m.groups()
+        # the body is read first, whatever the answer: on a kept-alive
+        # connection an unread body would be taken for the next request
         try:
             obj = self.body()
         except ValueError as e:
             return self.answer(*status(400, "BadRequest", "invalid JSON: %s" % e), user)
+        f = self.server.fail_once
+        if f:
+            try:
+                with open(f) as fh:
+                    meth, code, reason = fh.read().split()
+            except (OSError, ValueError):
+                meth = None
+            if meth == self.command:
+                os.unlink(f)
+                return self.answer(*status(int(code), reason, "injected by the test"), user)
         with lock:
             code, out = self.apply(store.setdefault((group, version, resource), {}),
                                    resource, name, obj)
@@ -116,12 +266,16 @@ class Handler(BaseHTTPRequestHandler):
             if name is None:
                 return 200, {"kind": "List", "apiVersion": "v1",
                              "metadata": {"resourceVersion": str(next_rv[0])},
-                             "items": list(objs.values())}
+                             "items": [o for o in objs.values() if field_selected(o, self.selector)]}
             if name not in objs:
                 return status(404, "NotFound", '%s "%s" not found' % (gr, name))
             return 200, objs[name]
+        if self.command == "DELETE" and name is None:	# deletecollection, as kubelet wipes a node's slices
+            gone = [n for n, o in objs.items() if field_selected(o, self.selector)]
+            items = [objs.pop(n) for n in gone]
+            return 200, {"kind": "List", "apiVersion": "v1", "metadata": {}, "items": items}
         if self.command == "DELETE":
-            if name is None or name not in objs:
+            if name not in objs:
                 return status(404, "NotFound", '%s "%s" not found' % (gr, name))
             return 200, objs.pop(name)
         if not isinstance(obj, dict):
@@ -156,6 +310,14 @@ class Handler(BaseHTTPRequestHandler):
                 return status(400, "BadRequest", "the name of the object does not match the name on the URL")
             meta["name"] = name
             meta["uid"] = cur["metadata"]["uid"]
+        errs = VALIDATORS.get(resource, lambda o: [])(obj)
+        if self.command != "POST":
+            for path in IMMUTABLE.get(resource, []):
+                if dig(obj, path) != dig(objs[name], path):
+                    errs.append("%s: Invalid value: field is immutable" % ".".join(path))
+        if errs:
+            return status(422, "Invalid", '%s "%s" is invalid: %s' % (gr, meta.get("name"), "; ".join(errs)),
+                          {"causes": [{"message": m} for m in errs]})
         next_rv[0] += 1
         meta["resourceVersion"] = str(next_rv[0])
         meta.setdefault("uid", "uid-%d" % next_rv[0])
@@ -173,6 +335,7 @@ def main():
     ap.add_argument("--client-ca")
     ap.add_argument("--token-file")
     ap.add_argument("--log")
+    ap.add_argument("--fail-once-file")
     a = ap.parse_args()
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -181,10 +344,9 @@ def main():
         ctx.load_verify_locations(a.client_ca)
         ctx.verify_mode = ssl.CERT_OPTIONAL
     srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
-    srv.token_file, srv.log = a.token_file, a.log
+    srv.token_file, srv.log, srv.fail_once = a.token_file, a.log, a.fail_once_file
     with open(a.port_file + ".tmp", "w") as f:
         f.write(str(srv.server_address[1]))
-    import os
     os.rename(a.port_file + ".tmp", a.port_file)
     srv.serve_forever()
 

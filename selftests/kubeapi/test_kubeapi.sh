@@ -14,40 +14,16 @@ set -u
 command -v openssl >/dev/null || tap_skip_all "openssl is not installed"
 command -v python3 >/dev/null || tap_skip_all "python3 is not installed (make deps)"
 REQ=$RN_BUILD/tools/kube_request
+. "$RN_SRC/selftests/kubeapi/lib/standin.sh"
 DIR=$(mktemp -d /tmp/rn-kubeapi-$$-XXXXXX)
-SRV_PID=
-cleanup() {
-	[ -n "$SRV_PID" ] && kill "$SRV_PID" 2>/dev/null && wait "$SRV_PID" 2>/dev/null
-	rm -rf "$DIR"
-}
-trap cleanup EXIT
+trap 'standin_stop; rm -rf "$DIR"' EXIT
 
-# --- certificates: the cluster's CA, the server's, a node's client cert, a foreign CA
-ossl() { openssl "$@" >/dev/null 2>&1; }
-mkca() {	# mkca NAME
-	ossl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
-		-subj "/CN=$1" -keyout "$DIR/$1-key.pem" -out "$DIR/$1.pem"
-}
-mkcert() {	# mkcert NAME CA EXT
-	ossl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$1" \
-		-keyout "$DIR/$1-key.pem" -out "$DIR/$1.csr" &&
-	ossl x509 -req -in "$DIR/$1.csr" -CA "$DIR/$2.pem" -CAkey "$DIR/$2-key.pem" \
-		-CAcreateserial -days 2 -extfile <(echo "$3") -out "$DIR/$1.pem"
-}
-mkca cluster-ca && mkca foreign-ca &&
-	mkcert apiserver cluster-ca "subjectAltName=IP:127.0.0.1,DNS:localhost" &&
-	mkcert system:node:n1 cluster-ca "extendedKeyUsage=clientAuth"
-check_eq "openssl makes a CA, the server's and a client certificate" "$?" 0
-
-echo token-one >"$DIR/tokens"
-python3 "$RN_SRC/selftests/kubeapi/apiserver_standin.py" --port-file "$DIR/port" \
-	--cert "$DIR/apiserver.pem" --key "$DIR/apiserver-key.pem" --client-ca "$DIR/cluster-ca.pem" \
-	--token-file "$DIR/tokens" --log "$DIR/requests.log" 2>"$DIR/standin.err" &
-SRV_PID=$!
-for _ in $(seq 100); do [ -s "$DIR/port" ] && break; sleep 0.1; done
-PORT=$(cat "$DIR/port" 2>/dev/null)
-[ -n "$PORT" ] || { tap_fail "the API-server stand-in starts: $(cat "$DIR/standin.err")"; tap_done; }
-tap_ok "the API-server stand-in listens on 127.0.0.1:$PORT"
+if ! standin_start "$DIR"; then
+	tap_fail "the API-server stand-in starts: $(cat "$DIR/standin.err" 2>/dev/null)"
+	tap_done
+fi
+PORT=$STANDIN_PORT
+tap_ok "the API-server stand-in listens on 127.0.0.1:$PORT (openssl made its certificates)"
 
 # req ARGS...: RC, OUT (status line), BODY (the JSON line), ERR (stderr)
 req() {
@@ -220,7 +196,7 @@ req --kubeconfig "$DIR" GET /version
 check_eq "a directory given as kubeconfig: exit 2, said" "$RC:$ERR" "2:kubeconfig $DIR: Is a directory (EISDIR)"
 
 # --- a server that is not there
-kill "$SRV_PID"; wait "$SRV_PID" 2>/dev/null; SRV_PID=
+standin_stop
 req "${K[@]}" GET /version
 check_eq "the API server is down: ECONNREFUSED, exit 2" "$RC:$(errno_of)" "2:ECONNREFUSED"
 tap_done
