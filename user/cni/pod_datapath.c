@@ -7,7 +7,6 @@
 
 #include "pod_datapath.h"
 #include "datapath/datapath.h"
-#include "datapath/pod_prog.h"
 #include "netns.h"
 
 bool cni_datapath_present(const char *pin_dir)
