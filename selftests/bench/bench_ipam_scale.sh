@@ -8,10 +8,13 @@
 # plugin's code (bench/ipam_block_sim: rn_block_alloc_tick,
 # rn_block_alloc_allocate; no mock):
 #   - claims: every node's agent tick claims a block of each rail
-#     (block claims per second);
-#   - steady state: BENCH_SCALE_CHURN_S (10) seconds of pods starting and
-#     stopping on every node; etcd requests per ADD from the members'
-#     gRPC counters (must be 0);
+#     (block claims per second); a tick etcd answered "try again later"
+#     runs again in the next round, as the agent's next tick would;
+#   - steady state: every node holds its blocks (the claims are done),
+#     then BENCH_SCALE_CHURN_S (10) seconds of pods starting and stopping
+#     on every node; etcd requests per ADD from the members' gRPC counters
+#     (must be 0: the agents' ticks are not running, their keep-alive is 1
+#     request per node per tick, off the ADD path);
 #   - etcd outage: every member stopped for BENCH_SCALE_OUTAGE_S (20)
 #     seconds while the churn goes on: ADDs that succeeded, "try again
 #     later" answers, errors; then, etcd back, every address any node
@@ -77,6 +80,7 @@ jq -n --argjson claim "$claim" --argjson churn "$churn" --argjson outage "$outag
 { ipam: { blocks_scale: {
 	nodes: $nodes, rails: 8, workers: $workers,
 	block_claims_per_s: $claim.per_s, block_claims: $claim.ok, claim_seconds: $claim.seconds,
+	claim_ticks_try_later: $claim.eagain, claim_nodes_failed: $claim.errors,
 	steady_adds_per_s: $churn.per_s, steady_adds: $churn.ok, steady_seconds: $churn_s,
 	etcd_requests_per_add_steady: (if $churn.ok > 0 then $q / $churn.ok else null end),
 	etcd_requests_steady: $q,

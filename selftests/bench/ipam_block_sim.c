@@ -6,7 +6,8 @@
  * share the nodes (node i goes to worker i % WORKERS), each driving the
  * same code the agent and the CNI plugin run:
  *   claim    each node's agent tick (rn_block_alloc_tick, reserve 100 %:
- *            a block of every block pool of the config)
+ *            a block of every block pool of the config); a tick that
+ *            failed ("try again later") runs again in the next round
  *   churn    SECONDS of pods starting and stopping: each node in turn
  *            allocates an address of each pool (rn_block_alloc_allocate)
  *            and releases the previous one
@@ -69,27 +70,48 @@ static void count(struct counts *c, int err, const struct rn_error *e)
 	}
 }
 
+/* Every node's agent tick; a node whose tick failed (etcd busy: "try
+ * again later") ticks again in the next round, as the agent does, up to
+ * CLAIM_ROUNDS rounds: the steady state starts with every node holding
+ * its blocks. c->eagain counts the failed ticks of every round, c->errors
+ * the nodes still without their blocks after the last. */
+#define CLAIM_ROUNDS 5
+
 static void claim(const char *dir, int nodes, int workers, int w, struct counts *c)
 {
 	const struct rn_block_tick t = { .reserve_pct = 100, .release_grace_ms = 1LL << 40 };
+	int mine = (nodes - w + workers - 1) / workers, left = mine;
+	bool *done = calloc((size_t)mine + 1, sizeof(*done));
 
-	for (int i = w; i < nodes; i += workers) {
-		struct rn_error e = { 0 };
-		struct rn_block_alloc *ba;
-		char node[RN_POOL_NODE_MAX];
-		int r = node_open(&ba, dir, i, node, &e);
+	if (!done)
+		exit(1);
+	for (int round = 0; left && round < CLAIM_ROUNDS; round++) {
+		for (int k = 0; k < mine; k++) {
+			struct rn_error e = { 0 };
+			struct rn_block_alloc *ba;
+			char node[RN_POOL_NODE_MAX];
+			int r;
 
-		if (!r) {
-			r = rn_block_alloc_tick(ba, pools, n_pools, &t, &e);
-			rn_block_alloc_close(ba);
-		}
-		if (r > 0) {	/* one op per block claimed */
-			__atomic_add_fetch(&c->ops, r, __ATOMIC_RELAXED);
-			__atomic_add_fetch(&c->ok, r, __ATOMIC_RELAXED);
-		} else {
-			count(c, r ? r : -ENOSPC, &e);
+			if (done[k])
+				continue;
+			r = node_open(&ba, dir, w + k * workers, node, &e);
+			if (!r) {
+				r = rn_block_alloc_tick(ba, pools, n_pools, &t, &e);
+				rn_block_alloc_close(ba);
+			}
+			if (r >= 0) {	/* one op per block claimed */
+				done[k] = true;
+				left--;
+				__atomic_add_fetch(&c->ops, r, __ATOMIC_RELAXED);
+				__atomic_add_fetch(&c->ok, r, __ATOMIC_RELAXED);
+			} else if (r == -EAGAIN && round + 1 < CLAIM_ROUNDS) {
+				__atomic_add_fetch(&c->eagain, 1, __ATOMIC_RELAXED);
+			} else {
+				count(c, r, &e);
+			}
 		}
 	}
+	free(done);
 }
 
 static void churn(const char *dir, int nodes, int workers, int w, double seconds,

@@ -12,6 +12,7 @@
 
 #include "ipam/block_adopt.h"
 #include "ipam/block_alloc.h"
+#include "ipam/etcd_keys.h"
 #include "ipam/pool_set.h"
 #include "write_all.h"
 
@@ -162,15 +163,23 @@ static int etcd_client(struct rn_block_alloc *ba, struct rn_error *e)
 }
 
 /* The view from etcd: the node's lease (renewed, or a new one) and what
- * etcd says it holds under it. */
+ * etcd says it holds under it. The view's own lease kept alive keeps its
+ * blocks: every block bound to a live lease is still there (only the node
+ * itself releases one, out of the view first), so no read of the pool's
+ * blocks; a lease granted now holds none. Only a lease taken over from
+ * P/nodes/<node> (the view lost, or another boot's) is listed: a read of
+ * every claimed block, once per such start. */
 static int view_renew(struct rn_block_alloc *ba, struct view *v, struct rn_error *e)
 {
-	struct rn_block *blocks;
-	int n, err;
+	struct rn_block *blocks = NULL;
+	bool kept = false;
+	int n = 0, err;
 
 	err = etcd_client(ba, e);
-	if (!err && v->lease.id && !strcmp(v->node, ba->node))
+	if (!err && v->lease.id && !strcmp(v->node, ba->node)) {
 		err = rn_block_lease_keepalive(ba->c, &v->lease, e);
+		kept = !err;
+	}
 	if (!err && !v->lease.id)
 		err = -ENOENT;
 	if (err == -ENOENT)
@@ -178,12 +187,17 @@ static int view_renew(struct rn_block_alloc *ba, struct view *v, struct rn_error
 					 &v->lease, e);
 	if (err)
 		return err;
-	n = rn_block_list(ba->c, ba->st.prefix, ba->node, &v->lease, NULL, &blocks, e);
-	if (n < 0)
-		return n;
-	free(v->blocks);
-	v->blocks = blocks;
-	v->n = n;
+	if (!kept) {
+		if (!v->lease.granted) {
+			n = rn_block_list(ba->c, ba->st.prefix, ba->node, &v->lease, NULL,
+					  &blocks, e);
+			if (n < 0)
+				return n;
+		}
+		free(v->blocks);
+		v->blocks = blocks;
+		v->n = n;
+	}
 	boot_id(v->boot_id, sizeof(v->boot_id));
 	snprintf(v->node, sizeof(v->node), "%s", ba->node);
 	return 0;
@@ -468,6 +482,53 @@ static long long empty_for(struct rn_block_alloc *ba, const struct rn_block *b, 
 	return 0;
 }
 
+static bool adopted(const struct rn_block_alloc *ba, const char *pool)
+{
+	for (unsigned int i = 0; i < ba->n_adopted; i++)
+		if (!strcmp(ba->adopted[i], pool))
+			return true;
+	return false;
+}
+
+/* No per-allocation address in the whole store (the usual case: a
+ * cluster that started with blocks): every pool counts as adopted, one
+ * request instead of a read per pool. */
+static int none_per_allocation(struct rn_block_alloc *ba, const struct rn_pool *pools,
+			       unsigned int n, struct rn_error *e)
+{
+	char dir[RN_ETCD_KEY_MAX], *end;
+	struct rn_etcd_range r;
+	unsigned int k = 0;
+	int err;
+
+	while (k < n && adopted(ba, pools[k].name))
+		k++;
+	if (k == n)
+		return 0;
+	rn_etcd_key_all_ips(dir, ba->st.prefix);
+	end = rn_etcd_prefix_end(dir);
+	if (!end)
+		return rn_fail(e, -ENOMEM, "ipam: out of memory");
+	err = rn_etcd_get(ba->c, dir, end, 1, true, true, &r, e);
+	free(end);
+	if (err || r.count) {
+		rn_etcd_range_free(&r);
+		return err;
+	}
+	for (; k < n; k++) {
+		char (*grown)[RN_POOL_NAME_MAX];
+
+		if (adopted(ba, pools[k].name))
+			continue;
+		grown = realloc(ba->adopted, (ba->n_adopted + 1) * sizeof(*grown));
+		if (!grown)
+			return rn_fail(e, -ENOMEM, "ipam: out of memory");
+		ba->adopted = grown;
+		snprintf(ba->adopted[ba->n_adopted++], RN_POOL_NAME_MAX, "%s", pools[k].name);
+	}
+	return 0;
+}
+
 /* Pool p's live per-allocation addresses that can become this node's
  * blocks (a pool switched to blocks), once per pool and handle. Returns
  * how many were adopted; the view then holds their blocks. */
@@ -479,9 +540,8 @@ static int adopt(struct rn_block_alloc *ba, struct view *v, const struct rn_pool
 	struct rn_block *blocks;
 	int n, err;
 
-	for (unsigned int i = 0; i < ba->n_adopted; i++)
-		if (!strcmp(ba->adopted[i], p->name))
-			return 0;
+	if (adopted(ba, p->name))
+		return 0;
 	plan.fam[0].family = rn_pool_family(p);
 	plan.fam[0].n = 1;
 	plan.fam[0].pools[0] = p;
@@ -521,6 +581,8 @@ int rn_block_alloc_tick(struct rn_block_alloc *ba, const struct rn_pool *pools, 
 	err = view_renew(ba, &v, e);
 	if (!err)
 		err = view_write(ba, &v, e);
+	if (!err)
+		err = none_per_allocation(ba, pools, n, e);
 	for (unsigned int k = 0; !err && k < n; k++) {
 		int got = adopt(ba, &v, &pools[k], e);
 

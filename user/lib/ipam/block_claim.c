@@ -218,6 +218,8 @@ again:
 		mod = 0;
 		goto again;
 	}
+	if (!err)
+		l->granted = true;
 	return err ? lease_gone(e) : 0;
 }
 

@@ -36,6 +36,8 @@ struct rn_block_lease {
 	long long id;			/* etcd lease id, 0: none */
 	long long ttl_s;		/* as etcd last answered */
 	long long valid_until_ms;	/* CLOCK_BOOTTIME ms */
+	bool granted;			/* rn_block_lease_get granted it: no block
+					 * is bound to it yet */
 };
 
 struct rn_block {
@@ -52,7 +54,8 @@ struct rn_block {
 long long rn_block_now_ms(void);
 
 /* The node's lease: the one P/nodes/<node> names if etcd still has it
- * (kept alive here), else a new one of ttl_s seconds, recorded there. */
+ * (kept alive here), else a new one of ttl_s seconds, recorded there
+ * (l->granted). */
 int rn_block_lease_get(struct rn_etcd *c, const char *prefix, const char *node,
 		       long long ttl_s, struct rn_block_lease *l, struct rn_error *e);
 /* One keep-alive: refreshes valid_until_ms. -ENOENT if etcd no longer has
