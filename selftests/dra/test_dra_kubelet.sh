@@ -70,6 +70,18 @@ check_eq "two claims on one HCA: the same device, each its own CDI ID" \
 	"[[\"mlx5-0-port1\",\"rdmanet.io/claim=$U2-mlx5-0-port1\"],[\"mlx5-0-port1\",\"rdmanet.io/claim=$U3-mlx5-0-port1\"]]"
 check "two claims on one HCA: a spec each" test -f "$(dra_spec $U2)" -a -f "$(dra_spec $U3)"
 
+# --- one device for two requests of a claim -----------------------------------------
+UA=abababab-abab-4bab-8bab-abababababab
+dra_claim default tworeq $UA "[$(dra_result a mlx5-1-port1), $(dra_result b mlx5-1-port1)]"
+out=$(dra_prepare v1.DRAPlugin default/tworeq/$UA)
+check_eq "one device for two requests: answered for each request, one CDI ID" \
+	"$(jq -c ".claims[\"$UA\"].devices | map([.requests[0], .cdi[0]])" <<<"$out")" \
+	"[[\"a\",\"rdmanet.io/claim=$UA-mlx5-1-port1\"],[\"b\",\"rdmanet.io/claim=$UA-mlx5-1-port1\"]]"
+check_eq "... one CDI device in the spec (CDI names are unique), both requests' variables" \
+	"$(jq -c '[(.devices | length), ([.containerEdits.env[] | select(test("RDMA_DEVICE"))] | sort)]' "$(dra_spec $UA)" 2>/dev/null)" \
+	'[1,["RDMANET_A_RDMA_DEVICE=mlx5_1","RDMANET_B_RDMA_DEVICE=mlx5_1"]]'
+out=$(dra_unprepare v1.DRAPlugin default/tworeq/$UA)
+
 # --- an exclusive VF ---------------------------------------------------------------
 U4=44444444-4444-4444-8444-444444444444
 dra_claim default vf1 $U4 "[$(dra_result nic vf-0000-3b-00-2)]"

@@ -119,6 +119,17 @@ static void nccl_vars(json_t *vars, const struct rn_dra_device *const *devs, int
 			add_var(vars, ev[i].name, ev[i].value);
 }
 
+static bool has_device(json_t *cdevs, const char *name)
+{
+	size_t i;
+	json_t *d;
+
+	json_array_foreach(cdevs, i, d)
+		if (!strcmp(json_string_value(json_object_get(d, "name")), name))
+			return true;
+	return false;
+}
+
 int dra_cdi_write(const struct rn_dra_config *cfg, const struct rn_rdma_model *m,
 		  const struct rn_dra_prepared *p, const struct rn_dra_device *const *devs,
 		  struct rn_error *e)
@@ -138,13 +149,15 @@ int dra_cdi_write(const struct rn_dra_config *cfg, const struct rn_rdma_model *m
 				       "(moved into another netns?)", p->devices[i].device,
 				       d->pci[0] ? d->pci : "it");
 		}
+		request_vars(vars, p->devices[i].request, d);
 		snprintf(name, sizeof(name), "%s-%s", p->uid, d->name);
+		if (has_device(cdevs, name))
+			continue;	/* one device for two requests: CDI names are unique */
 		json_array_append_new(cdevs, json_pack("{s:s, s:{s:o}}", "name", name,
 						       "containerEdits", "deviceNodes",
 						       rn_cdi_rdma_nodes(m, d->rdma_dev,
 									 d->kind == RN_DRA_VF ? 0 :
 									 d->port)));
-		request_vars(vars, p->devices[i].request, d);
 	}
 	nccl_vars(vars, devs, p->n_devices);
 	spec = json_pack("{s:s, s:s, s:o, s:{s:o}}", "cdiVersion", "0.5.0", "kind",
