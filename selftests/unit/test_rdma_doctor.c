@@ -165,6 +165,22 @@ static void test_zero_vf_guid(void **state)
 	teardown(x);
 }
 
+/* two VFs with a zero GUID (cx5_sriov: VF 3 and VF 7): the command for
+ * each, not only for the last one found */
+static void test_zero_vf_guids_each_fixed(void **state)
+{
+	struct fx *x = setup("cx5_sriov", NULL);
+	const struct rn_check *c;
+
+	(void)state;
+	c = run(x, "vf-guids");
+	assert_int_equal(c->status, RN_CHECK_FAIL);
+	assert_contains(c->fix, " vf 3 node_guid ");
+	assert_contains(c->fix, " vf 7 node_guid ");
+	assert_contains(c->fix, "bind; ip link set dev ");
+	teardown(x);
+}
+
 static void test_port_down(void **state)
 {
 	struct fx *x = setup("port_down", NULL);
@@ -482,6 +498,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_healthy),
 		cmocka_unit_test(test_zero_vf_guid),
+		cmocka_unit_test(test_zero_vf_guids_each_fixed),
 		cmocka_unit_test(test_port_down),
 		cmocka_unit_test(test_netns_mode),
 		cmocka_unit_test(test_rdma_core_missing),

@@ -45,17 +45,32 @@ void rn_check_fix(struct rn_check *c, const char *fmt, ...)
 	va_end(ap);
 }
 
-void rn_check_add(struct rn_check *c, const char *fmt, ...)
+static void append(char *buf, size_t size, const char *fmt, va_list ap)
 {
-	size_t len = strlen(c->detail);
-	va_list ap;
+	size_t len = strlen(buf);
 
-	if (len && len + 2 < sizeof(c->detail)) {
-		memcpy(c->detail + len, "; ", 3);
+	if (len && len + 2 < size) {
+		memcpy(buf + len, "; ", 3);
 		len += 2;
 	}
+	vsnprintf(buf + len, size - len, fmt, ap);
+}
+
+void rn_check_add(struct rn_check *c, const char *fmt, ...)
+{
+	va_list ap;
+
 	va_start(ap, fmt);
-	vsnprintf(c->detail + len, sizeof(c->detail) - len, fmt, ap);
+	append(c->detail, sizeof(c->detail), fmt, ap);
+	va_end(ap);
+}
+
+void rn_check_fix_add(struct rn_check *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	append(c->fix, sizeof(c->fix), fmt, ap);
 	va_end(ap);
 }
 

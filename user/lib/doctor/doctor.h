@@ -18,8 +18,9 @@ enum rn_check_status { RN_CHECK_PASS = 0, RN_CHECK_WARN, RN_CHECK_FAIL };
 struct rn_check {
 	const char *name;		/* "modules", "rdma-core", ... */
 	enum rn_check_status status;
-	char detail[512];
-	char fix[512];			/* set for failures (and some warnings) */
+	/* room for every VF of a PF with 64 VFs to be named in both */
+	char detail[8192];
+	char fix[16384];		/* set for failures (and some warnings) */
 };
 
 /* A master as the data path knows it. */
@@ -88,6 +89,10 @@ void rn_check_vf_holds(const struct rn_doctor_facts *f, struct rn_check *c);
 void rn_check_set(struct rn_check *c, enum rn_check_status s, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void rn_check_fix(struct rn_check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* One more fix after the others ("; "): a check that finds several things
+ * to mend (two VFs) gives the command for each. */
+void rn_check_fix_add(struct rn_check *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* Appends to c->detail ("; " between parts). */
 void rn_check_add(struct rn_check *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The ports the RoCE checks look at: of selected devices, and of the

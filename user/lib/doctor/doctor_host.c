@@ -376,7 +376,7 @@ void rn_check_vf_guids(const struct rn_doctor_facts *f, struct rn_check *c)
 		    !rn_sysfs_read(mac, sizeof(mac), "%s/class/net/%s/address", m->roots.sys,
 				   vf_netdev))
 			guid_from_mac(mac, guid, sizeof(guid));
-		rn_check_fix(c, "ip link set dev %s vf %d node_guid %s port_guid %s, then rebind "
+		rn_check_fix_add(c, "ip link set dev %s vf %d node_guid %s port_guid %s, then rebind "
 			     "the VF: echo %s > /sys/bus/pci/drivers/%s/unbind; echo %s > "
 			     "/sys/bus/pci/drivers/%s/bind",
 			     pf && pf->n_ports && pf->ports[0].netdev[0] ? pf->ports[0].netdev :
