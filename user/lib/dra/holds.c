@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* A VF allocated to a claim is held as the CNI's exclusive mode holds one
  * (user/lib/sriov/hold.c: the per-VF lock, then the record), with the
- * claim's UID and no netns: the device plugin then shows it Unhealthy, a
- * CNI ADD finds it taken, and the leak sweep leaves it until
- * NodeUnprepareResources gives it back. Nothing of the VF is touched. */
+ * claim's UID and no netns: shown in use by the claim, another claim
+ * refused, and the leak sweep leaves it until NodeUnprepareResources gives
+ * it back. Nothing of the VF is touched. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
