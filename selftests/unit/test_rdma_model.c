@@ -17,6 +17,7 @@
 
 #include "rdma/gid.h"
 #include "rdma/model.h"
+#include "rdma/model_json.h"
 #include "rdma/roots.h"
 #include "rdma/sysfs_attr.h"
 #include "selftests/fixtures/fixtures.h"
@@ -171,6 +172,33 @@ static void test_cx5_counters_and_chardevs(void **state)
 	assert_true(d->chardevs[2].present);
 	assert_int_equal(d->chardevs[1].port, 1);
 	assert_int_equal(rn_rdma_find_dev(&m, "mlx5_3")->chardevs[2].devt[4], '1');
+	rn_rdma_model_free(&m);
+}
+
+/* the JSON a query compares: a port's rate in Gb/s, a number (not the
+ * kernel's text, which is "rate_text"); a value sysfs lacks is null */
+static void test_model_json_rate(void **state)
+{
+	struct rn_rdma_model m;
+	json_t *j, *port;
+
+	(void)state;
+	load(&m, "cx5", RN_RDMA_SRC_SYSFS);
+	j = rn_rdma_model_json(&m, "mlx5_0");
+	port = json_array_get(json_object_get(json_array_get(json_object_get(j, "devices"), 0),
+					      "ports"), 0);
+	assert_true(json_is_real(json_object_get(port, "rate")));
+	assert_true(json_real_value(json_object_get(port, "rate")) == 100.0);
+	assert_string_equal(json_string_value(json_object_get(port, "rate_text")),
+			    "100 Gb/sec (4X EDR)");
+	json_decref(j);
+	m.devs[0].ports[0].rate[0] = '\0';
+	j = rn_rdma_model_json(&m, "mlx5_0");
+	port = json_array_get(json_object_get(json_array_get(json_object_get(j, "devices"), 0),
+					      "ports"), 0);
+	assert_true(json_is_null(json_object_get(port, "rate")));
+	assert_true(json_is_null(json_object_get(port, "rate_text")));
+	json_decref(j);
 	rn_rdma_model_free(&m);
 }
 
@@ -359,6 +387,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cx5_devices),
 		cmocka_unit_test(test_cx5_ports_and_gids),
+		cmocka_unit_test(test_model_json_rate),
 		cmocka_unit_test(test_cx5_counters_and_chardevs),
 		cmocka_unit_test(test_rxe),
 		cmocka_unit_test(test_ib_port),

@@ -948,6 +948,9 @@ static void test_json_and_table(void **state)
 			    "rdma-pod");
 	assert_string_equal(json_string_value(json_object_get(json_object_get(vf, "held_by"),
 							      "since")), "2025-11-24T16:00:00Z");
+	/* VF 5 is in a pod: no netdev or RDMA device here, null as in dev -j */
+	assert_true(json_is_null(json_object_get(vf, "netdev")));
+	assert_true(json_is_null(json_object_get(vf, "rdma_dev")));
 	vf = json_array_get(json_object_get(json_array_get(json_object_get(j, "pfs"), 0), "vfs"), 3);
 	assert_true(json_is_true(json_object_get(vf, "guid_zero")));
 	assert_true(json_is_null(json_object_get(vf, "held_by")));

@@ -98,30 +98,6 @@ static void print_sources(const struct rn_rdma_model *m)
 		printf("note: %s\n", m->notes[i]);
 }
 
-/* A port's "rate" as a number a query can compare: Gb/s (null if sysfs
- * gave none), with the kernel's text ("100 Gb/sec (4X EDR)") in
- * "rate_text". */
-static void rates_numeric(json_t *model)
-{
-	json_t *d, *p, *rate;
-	size_t i, k;
-
-	json_array_foreach(json_object_get(model, "devices"), i, d) {
-		json_array_foreach(json_object_get(d, "ports"), k, p) {
-			const char *text;
-			char *end;
-			double gbps;
-
-			rate = json_object_get(p, "rate");
-			text = json_string_value(rate);
-			json_object_set(p, "rate_text", rate ? rate : json_null());
-			gbps = text ? strtod(text, &end) : 0;
-			json_object_set_new(p, "rate", text && end != text ? json_real(gbps) :
-						       json_null());
-		}
-	}
-}
-
 static int dev_netns(struct ctl *ctl, const struct ctl_args *a)
 {
 	struct rn_rdma_roots roots;
@@ -175,7 +151,6 @@ static int dev_show(struct ctl *ctl, const struct ctl_args *a)
 	if (ctl->json) {
 		json_t *j = rn_rdma_model_json(&m, dev);
 
-		rates_numeric(j);
 		ctl_print_json(ctl, j);
 	} else {
 		printf("netns %s\n", m.netns_mode == RN_NETNS_UNKNOWN ? "unknown" :

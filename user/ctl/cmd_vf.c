@@ -9,27 +9,6 @@
 #include "rdma/rdma_config.h"
 #include "sriov/sriov.h"
 
-/* A value the host does not have is null, as in `dev -j` (the library
- * writes "" for a VF without a netdev, RDMA device or GUID). */
-static void empty_as_null(json_t *v)
-{
-	const char *key;
-	json_t *x;
-	size_t i;
-
-	if (json_is_object(v)) {
-		json_object_foreach(v, key, x) {
-			if (json_is_string(x) && !json_string_length(x))
-				json_object_set_new(v, key, json_null());
-			else
-				empty_as_null(x);
-		}
-	} else if (json_is_array(v)) {
-		json_array_foreach(v, i, x)
-			empty_as_null(x);
-	}
-}
-
 static int vf_show(struct ctl *ctl, const struct ctl_args *a)
 {
 	struct rn_sriov_config sc;
@@ -50,7 +29,6 @@ static int vf_show(struct ctl *ctl, const struct ctl_args *a)
 	if (ctl->json) {
 		json_t *j = rn_sriov_host_to_json(&h, &sc, state_dir);
 
-		empty_as_null(j);
 		ctl_print_json(ctl, j);
 	} else {
 		rn_sriov_host_print(stdout, &h, &sc, state_dir);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rdma/gid.h"
@@ -81,6 +82,16 @@ static json_t *counters_json(const struct rn_rdma_port *p)
 	return o;
 }
 
+/* A port's "rate" as a number a query can compare: Gb/s (null if sysfs
+ * gave none); the kernel's text ("100 Gb/sec (4X EDR)") is "rate_text". */
+static json_t *rate_gbps(const char *text)
+{
+	char *end;
+	double gbps = text[0] ? strtod(text, &end) : 0;
+
+	return text[0] && end != text ? json_real(gbps) : json_null();
+}
+
 static json_t *port_json(const struct rn_rdma_port *p)
 {
 	json_t *o = json_pack("{s:i,s:o,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:i}",
@@ -93,10 +104,11 @@ static json_t *port_json(const struct rn_rdma_port *p)
 			      "active_mtu", int_or_null(p->active_mtu, p->active_mtu > 0),
 			      "max_mtu", int_or_null(p->max_mtu, p->max_mtu > 0),
 			      "gid_tbl_len", int_or_null(p->gid_tbl_len, p->gid_tbl_len > 0),
-			      "rate", str_or_null(p->rate), "gids", p->n_gids);
+			      "rate", rate_gbps(p->rate), "gids", p->n_gids);
 
 	if (p->counters_source)
 		json_object_set_new(o, "hw_counters", counters_json(p));
+	json_object_set_new(o, "rate_text", str_or_null(p->rate));
 	return o;
 }
 

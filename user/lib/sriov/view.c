@@ -90,6 +90,27 @@ static json_t *held_json(const char *state_dir, const char *pci)
 	return o;
 }
 
+/* A value the host does not have is null, as in `dev -j`: the structs
+ * hold "" for a VF without a netdev, RDMA device or GUID. */
+static void empty_as_null(json_t *v)
+{
+	const char *key;
+	json_t *x;
+	size_t i;
+
+	if (json_is_object(v)) {
+		json_object_foreach(v, key, x) {
+			if (json_is_string(x) && !json_string_length(x))
+				json_object_set_new(v, key, json_null());
+			else
+				empty_as_null(x);
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, x)
+			empty_as_null(x);
+	}
+}
+
 json_t *rn_sriov_host_to_json(const struct rn_sriov_host *h, const struct rn_sriov_config *c,
 			      const char *state_dir)
 {
@@ -136,6 +157,7 @@ json_t *rn_sriov_host_to_json(const struct rn_sriov_host *h, const struct rn_sri
 	json_object_set_new(root, "admin_read", json_boolean(h->admin_read));
 	if (h->note[0])
 		json_object_set_new(root, "note", json_string(h->note));
+	empty_as_null(root);
 	return root;
 }
 
