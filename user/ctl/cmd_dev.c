@@ -98,20 +98,37 @@ static void print_sources(const struct rn_rdma_model *m)
 		printf("note: %s\n", m->notes[i]);
 }
 
+/* The mode `dev netns MODE` asks for; before the config is read too. */
+static int netns_mode_arg(const struct ctl_args *a, enum rn_netns_mode *mode)
+{
+	if (!strcmp(a->pos, "shared"))
+		*mode = RN_NETNS_SHARED;
+	else if (!strcmp(a->pos, "exclusive"))
+		*mode = RN_NETNS_EXCLUSIVE;
+	else
+		return ctl_usage(a, "\"%s\": expected shared or exclusive", a->pos);
+	return 0;
+}
+
+static int netns_check(const struct ctl_args *a)
+{
+	enum rn_netns_mode mode;
+
+	return a->pos ? netns_mode_arg(a, &mode) : 0;
+}
+
 static int dev_netns(struct ctl *ctl, const struct ctl_args *a)
 {
 	struct rn_rdma_roots roots;
 	struct rn_rdma_model m;
 	struct rn_error e = { 0 };
-	enum rn_netns_mode mode;
+	enum rn_netns_mode mode = RN_NETNS_UNKNOWN;
+	int rc;
 
 	if (a->pos) {
-		if (!strcmp(a->pos, "shared"))
-			mode = RN_NETNS_SHARED;
-		else if (!strcmp(a->pos, "exclusive"))
-			mode = RN_NETNS_EXCLUSIVE;
-		else
-			return ctl_usage(a, "\"%s\": expected shared or exclusive", a->pos);
+		rc = netns_mode_arg(a, &mode);
+		if (rc)
+			return rc;
 		if (rn_rdma_netns_mode_set(mode, &e))
 			return ctl_fail("%s", e.msg);
 	}
@@ -182,7 +199,7 @@ const struct ctl_object ctl_obj_dev = {
 		{ "show", NULL, "[DEV]", show_opts, dev_show,
 		  "every RDMA device (or DEV) and the system's RDMA netns mode" },
 		{ "netns", NULL, "[shared|exclusive]", NULL, dev_netns,
-		  "the RDMA netns mode; with an argument, set it first" },
+		  "the RDMA netns mode; with an argument, set it first", .check = netns_check },
 		{ .run = NULL },
 	},
 };

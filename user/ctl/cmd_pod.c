@@ -60,6 +60,14 @@ static int parse_spec(const struct ctl_args *a, struct rn_pod_spec *s)
 	return 0;
 }
 
+/* before the config is read (ctl_verb.check) */
+static int spec_check(const struct ctl_args *a)
+{
+	struct rn_pod_spec s;
+
+	return parse_spec(a, &s);
+}
+
 static int pod_add(struct ctl *ctl, const struct ctl_args *a)
 {
 	struct rn_error e = { 0 };
@@ -165,9 +173,10 @@ const struct ctl_object ctl_obj_pod = {
 	.default_verb = "show",
 	.verbs = (const struct ctl_verb[]){
 		{ "add", NULL, NULL, add_opts, pod_add,
-		  "register (or update) a pod interface, as the CNI plugin does" },
+		  "register (or update) a pod interface, as the CNI plugin does",
+		  .check = spec_check },
 		{ "del", "delete", NULL, del_opts, pod_del,
-		  "unregister a pod interface (nothing to do is fine)" },
+		  "unregister a pod interface (nothing to do is fine)", .check = spec_check },
 		{ "show", "list", NULL, NULL, pod_show, "the registered pod interfaces" },
 		{ .run = NULL },
 	},

@@ -29,6 +29,10 @@ struct ctl_verb {
 	int (*run)(struct ctl *ctl, const struct ctl_args *a);
 	const char *help;	/* one line */
 	const char *usage;	/* extra usage line(s) beyond options; NULL if none */
+	/* The values' checks (a usage error, exit 2), run before the node
+	 * config is read: a bad value is told as such, whatever the config
+	 * file holds. NULL: run checks them all. */
+	int (*check)(const struct ctl_args *a);
 };
 
 struct ctl_object {

@@ -136,6 +136,8 @@ int main(int argc, char **argv)
 		rn_log_set_level(RN_LOG_DEBUG);
 	ctl.json = g.json;
 	ctl.pretty = g.pretty;
+	if (a.verb->check && (rc = a.verb->check(&a)))
+		return rc;
 	if (!a.obj->no_config && load_config(&ctl, &g))
 		return 1;
 	rc = a.verb->run(&ctl, &a);
