@@ -17,9 +17,19 @@
 #include "devplugin/devplugin.h"
 #include "mkdir_p.h"
 
-static json_t *node(const char *path)
+/* path is where the container sees the node ("/dev/infiniband/uverbs0");
+ * under a dev root that is not /dev (a fixture tree) the host's node is
+ * there, and the runtime must take it from there */
+static json_t *node(const struct rn_rdma_model *m, const char *path)
 {
-	return json_pack("{s:s, s:s}", "path", path, "permissions", "rwm");
+	json_t *o = json_pack("{s:s, s:s}", "path", path, "permissions", "rwm");
+	char host[PATH_MAX + 64];
+
+	if (strcmp(m->roots.dev, "/dev") && !strncmp(path, "/dev/", 5)) {
+		snprintf(host, sizeof(host), "%.4000s/%s", m->roots.dev, path + 5);
+		json_object_set_new(o, "hostPath", json_string(host));
+	}
+	return o;
 }
 
 json_t *rn_cdi_rdma_nodes(const struct rn_rdma_model *m, const char *rdma_dev, unsigned int port)
@@ -30,9 +40,9 @@ json_t *rn_cdi_rdma_nodes(const struct rn_rdma_model *m, const char *rdma_dev, u
 	for (int i = 0; d && i < d->n_chardevs; i++)
 		if (d->chardevs[i].present && (!port || !d->chardevs[i].port ||
 					       d->chardevs[i].port == port))
-			json_array_append_new(nodes, node(d->chardevs[i].path));
+			json_array_append_new(nodes, node(m, d->chardevs[i].path));
 	if (m->rdma_cm_present)
-		json_array_append_new(nodes, node("/dev/infiniband/rdma_cm"));
+		json_array_append_new(nodes, node(m, "/dev/infiniband/rdma_cm"));
 	return nodes;
 }
 
