@@ -180,7 +180,7 @@ jq --arg d "$CNI_TMP/state-nopre" '.cni.state_dir = $d' "$CNI_CONFIG" >"$CNI_TMP
 cni_in node "$RUNNER" --mode pod --count 1 --netns /run/netns/"$CNI_PFX-c" --cni-path "$REF" \
 	--plugin "$CNI_BIN" --conf "$CNI_TMP/pod-rn.json" --label warm >/dev/null 2>>"$CNI_TMP/bench.err"
 rails_prechecked() {
-	[ "$(awk 'NR > 1 && $1 ~ /^rail[0-7]$/ { print $1 }' "$CNI_STATE/precheck" 2>/dev/null |
+	[ "$(awk 'NR > 1 && $1 ~ /^rail[0-7]$/ { print $1 }' "$CNI_STATE/.precheck" 2>/dev/null |
 		sort -u | wc -l)" = "$RAILS" ]
 }
 cni_wait "$CNI_AGENT_PID" rails_prechecked || echo "  (the rails' pools are not all pre-checked)"

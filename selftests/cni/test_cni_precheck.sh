@@ -15,7 +15,7 @@ trap cni_topo_down EXIT
 
 [ -x "$CNI_BIN" ] || tap_skip_all "build/bin/rdmanet not built"
 cni_topo_up || tap_skip_all "cannot create network namespaces"
-TABLE=$CNI_STATE/precheck
+TABLE=$CNI_STATE/.precheck
 ipam() {
 	echo "{ \"store\": \"sqlite\", \"path\": \"$CNI_TMP/ipam.db\",
 	        \"precheck\": { \"max_age_s\": $1, \"per_pool\": 3 } }"
@@ -45,7 +45,7 @@ cni_run ADD "$CNI_TMP/pc.json" c1 net1 "$ns"
 cni_check_ok "first ADD of the pools (no pre-checks yet)"
 check_eq "it probed both addresses itself" "$(probed)/$(skipped)" "2/0"
 check "it marked both pools on ra0 for pre-checks" \
-	test -e "$CNI_STATE/precheck.want/pc4:ra0" -a -e "$CNI_STATE/precheck.want/pc6:ra0"
+	test -e "$CNI_STATE/.precheck.want/pc4:ra0" -a -e "$CNI_STATE/.precheck.want/pc6:ra0"
 check "rdmanetd pre-checks per_pool (3) addresses of each pool" cni_wait "$CNI_AGENT_PID" full
 A1=$(addr_of 0)
 check "the pre-checked addresses are free ones (not the first ADD's $A1)" \

@@ -6,8 +6,9 @@
  * and skips its own conflict-probe window for an address whose check is
  * younger than the table's max age.
  *
- * Where: <cni.state_dir>/precheck (node config: the agent and the plugin
- * read the same). One small text file, replaced whole (write to a
+ * Where: <cni.state_dir>/.precheck (node config: the agent and the plugin
+ * read the same; a network's name, which names its records' directory
+ * there, cannot start with a dot). One small text file, replaced whole (write to a
  * temporary, rename), so a reader sees the old table or the new one:
  *   rdmanet-precheck 1 <boot id> <max age ms>
  *   <pool> <master> <address> <checked at, CLOCK_BOOTTIME ms>
@@ -16,7 +17,7 @@
  * a crash or power loss can only lose it or leave it unreadable, and an
  * unreadable table is an empty one (every ADD probes as without it).
  *
- * Which pools: the plugin leaves a marker <cni.state_dir>/precheck.want/
+ * Which pools: the plugin leaves a marker <cni.state_dir>/.precheck.want/
  * <pool>:<master> at an ADD that runs the conflict check (an interface name
  * holds no ':'); the agent pre-checks the pools it finds marked. */
 #ifndef RDMANET_IPAM_PRECHECK_TABLE_H
@@ -30,8 +31,8 @@
 #include "netaddr.h"
 #include "ipam/pool.h"
 
-#define RN_PRECHECK_FILE	"precheck"
-#define RN_PRECHECK_WANT_DIR	"precheck.want"
+#define RN_PRECHECK_FILE	".precheck"
+#define RN_PRECHECK_WANT_DIR	".precheck.want"
 #define RN_PRECHECK_MAX		4096	/* entries a table may hold */
 #define RN_PRECHECK_MAX_WANTS	256	/* (pool, master) pairs pre-checked */
 
