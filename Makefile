@@ -363,8 +363,9 @@ demo: deps
 
 # man pages: rdmanetctl's is printed by rdmanetctl from the tables its
 # parser reads (so it lists exactly its objects, verbs and options); the
-# agent's and the CNI plugin's are written in user/ctl/man/
-MAN_PAGES := $(OUT)/man/rdmanetctl.8 $(OUT)/man/rdmanetd.8 $(OUT)/man/rdmanet.8
+# agent's and the CNI plugin's (rdmanet, rdmanet-etcd) are written in user/ctl/man/
+MAN_PAGES := $(OUT)/man/rdmanetctl.8 $(OUT)/man/rdmanetd.8 $(OUT)/man/rdmanet.8 \
+	     $(OUT)/man/rdmanet-etcd.8
 $(OUT)/man/rdmanetctl.8: $(OUT)/bin/rdmanetctl
 	@mkdir -p $(@D)
 	$< __man >$@.tmp && mv $@.tmp $@
@@ -384,7 +385,8 @@ install: all $(MAN_PAGES)
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/sbin/rdmanetd $(DESTDIR)$(PREFIX)/bin/rdmanetctl $(DESTDIR)$(CNI_BIN_DIR)/rdmanet
-	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,rdmanetctl.8 rdmanetd.8 rdmanet.8) $(DESTDIR)$(BASH_COMPLETION_DIR)/rdmanetctl
+	rm -f $(DESTDIR)$(CNI_BIN_DIR)/rdmanet-etcd
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(MAN_PAGES))) $(DESTDIR)$(BASH_COMPLETION_DIR)/rdmanetctl
 
 clean:
 	rm -rf $(OUT)
