@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ctl.h"
+#include "ipam/block_publish.h"
 #include "ipam/ipam.h"
 #include "ipam/ipam_json.h"
 
@@ -72,6 +73,48 @@ static void print_holders(const struct rn_ipam_allocation *h, int n)
 	}
 }
 
+/* What the nodes published of addr in their blocks (block_publish.h):
+ * another node's block allocations are in its own store only. -1 when the
+ * config has no block pool of etcd. */
+static int published(struct ctl *ctl, const struct rn_addr *addr,
+		     struct rn_block_pub_addr **out, struct rn_error *e)
+{
+	struct rn_ipam_settings st;
+	struct rn_pool *pools;
+	unsigned int n_pools, blocks = 0;
+	int n;
+
+	*out = NULL;
+	if (rn_ipam_settings_parse(&st, &ctl->cfg, NULL) || st.store != RN_IPAM_STORE_ETCD ||
+	    rn_ipam_config_pools(&ctl->cfg, &pools, &n_pools, NULL))
+		return -1;
+	for (unsigned int i = 0; i < n_pools; i++)
+		blocks += pools[i].block != 0;
+	n = blocks ? rn_block_published(&st, NULL, addr, pools, n_pools, out, e) : -1;
+	rn_ipam_config_pools_free(pools, n_pools);
+	return n;
+}
+
+/* Published holders the lookup found already (this node's own, from its
+ * store: fresher) are left out. Returns the count left. */
+static int drop_known(struct rn_block_pub_addr *pub, int n_pub,
+		      const struct rn_ipam_allocation *held, int n)
+{
+	int k = 0;
+
+	for (int i = 0; i < n_pub; i++) {
+		bool known = false;
+
+		for (int j = 0; j < n && !known; j++)
+			known = rn_addr_equal(&held[j].addr, &pub[i].a.addr) &&
+				!strcmp(held[j].container_id, pub[i].a.container_id) &&
+				!strcmp(held[j].ifname, pub[i].a.ifname);
+		if (!known)
+			pub[k++] = pub[i];
+	}
+	return n_pub < 0 ? n_pub : k;
+}
+
 /* Pools whose usable set contains addr (where it is free, if not held). */
 static json_t *pools_containing(struct rn_ipam *ipam, const struct rn_addr *addr)
 {
@@ -94,8 +137,9 @@ static int ip_show(struct ctl *ctl, const struct ctl_args *ca)
 	struct rn_error e = { 0 };
 	struct rn_ipam *ipam;
 	struct ip_args a;
+	struct rn_block_pub_addr *pub = NULL;
 	struct rn_addr addr;
-	int n, rc;
+	int n, n_pub, rc;
 
 	get_args(ca, &a);
 	if (!a.ip == !a.container_id)
@@ -115,6 +159,12 @@ static int ip_show(struct ctl *ctl, const struct ctl_args *ca)
 	}
 	if (n > MAX_HOLDERS)
 		n = MAX_HOLDERS;
+	n_pub = a.ip ? published(ctl, &addr, &pub, &e) : -1;
+	if (n_pub < -1) {
+		rn_ipam_close(ipam);
+		return fail_ipam("show", &e);
+	}
+	n_pub = drop_known(pub, n_pub, held, n);
 	if (ctl->json) {
 		json_t *o = json_object(), *arr = json_array();
 
@@ -125,9 +175,23 @@ static int ip_show(struct ctl *ctl, const struct ctl_args *ca)
 			json_object_set_new(o, "pools", pools_containing(ipam, &addr));
 		}
 		json_object_set_new(o, "allocations", arr);
+		if (n_pub >= 0) {
+			json_t *parr = json_array();
+
+			for (int i = 0; i < n_pub; i++)
+				json_array_append_new(parr, rn_block_pub_addr_to_json(&pub[i]));
+			json_object_set_new(o, "published", parr);
+		}
 		ctl_print_json(ctl, o);
-	} else if (n) {
+	} else if (n || n_pub > 0) {
 		print_holders(held, n);
+		for (int i = 0; i < n_pub; i++) {
+			char t[RN_IPAM_TIME_STRLEN];
+
+			print_holders(&pub[i].a, 1);
+			printf("  (published by node %s at %s)\n", pub[i].a.node,
+			       rn_ipam_time_format(pub[i].at, t));
+		}
 	} else if (a.ip) {
 		json_t *pools = pools_containing(ipam, &addr);
 
@@ -143,6 +207,7 @@ static int ip_show(struct ctl *ctl, const struct ctl_args *ca)
 	} else {
 		printf("%s/%s holds no address\n", a.container_id, a.ifname);
 	}
+	free(pub);
 	rn_ipam_close(ipam);
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ctl.h"
+#include "ipam/block_publish.h"
 #include "ipam/block_report.h"
 #include "ipam/ipam.h"
 #include "ipam/ipam_json.h"
@@ -238,6 +239,39 @@ static void print_blocks_human(const struct rn_block_usage *u, int n)
 	}
 }
 
+/* The addresses the nodes published of a block pool's blocks
+ * (block_publish.h); -1 for a pool without blocks. */
+static int pool_published(struct ctl *ctl, const struct rn_pool *p,
+			  struct rn_block_pub_addr **out, struct rn_error *e)
+{
+	struct rn_ipam_settings st;
+
+	*out = NULL;
+	if (!p->block || rn_ipam_settings_parse(&st, &ctl->cfg, NULL) ||
+	    st.store != RN_IPAM_STORE_ETCD)
+		return -1;
+	return rn_block_published(&st, p->name, NULL, NULL, 0, out, e);
+}
+
+static void print_published_human(const struct rn_block_pub_addr *p, int n)
+{
+	struct rn_ipam_allocation *a = calloc((size_t)n + 1, sizeof(*a));
+	char t[RN_IPAM_TIME_STRLEN];
+	long long oldest = 0;
+
+	if (!a)
+		return;
+	for (int i = 0; i < n; i++) {
+		a[i] = p[i].a;
+		if (!oldest || p[i].at < oldest)
+			oldest = p[i].at;
+	}
+	printf("published by the blocks' nodes%s%s:\n", n ? ", oldest record of " : "",
+	       n ? rn_ipam_time_format(oldest, t) : "");
+	print_allocations_human(a, n);
+	free(a);
+}
+
 static int pool_show(struct ctl *ctl, const struct ctl_args *a)
 {
 	struct rn_error e = { 0 };
@@ -245,8 +279,9 @@ static int pool_show(struct ctl *ctl, const struct ctl_args *a)
 	struct rn_ipam_pool_info info;
 	const char *name = a->pos;
 	struct rn_block_usage *blocks = NULL;
+	struct rn_block_pub_addr *pub = NULL;
 	struct rn_ipam *ipam;
-	int n, n_blocks, rc;
+	int n, n_blocks, n_pub = -1, rc;
 
 	if (!name)
 		return pool_list(ctl, a);
@@ -260,7 +295,10 @@ static int pool_show(struct ctl *ctl, const struct ctl_args *a)
 		return fail_ipam("show", &e);
 	}
 	n_blocks = pool_blocks(ctl, &info.pool, &blocks, &e);
-	if (n_blocks < -1) {
+	if (n_blocks >= 0)
+		n_pub = pool_published(ctl, &info.pool, &pub, &e);
+	if (n_blocks < -1 || n_pub < -1) {
+		free(blocks);
 		free(allocs);
 		rn_pool_free(&info.pool);
 		rn_ipam_close(ipam);
@@ -274,6 +312,13 @@ static int pool_show(struct ctl *ctl, const struct ctl_args *a)
 		json_object_set_new(o, "allocations", arr);
 		if (n_blocks >= 0)
 			json_object_set_new(o, "blocks", blocks_json(blocks, n_blocks));
+		if (n_pub >= 0) {
+			json_t *parr = json_array();
+
+			for (int i = 0; i < n_pub; i++)
+				json_array_append_new(parr, rn_block_pub_addr_to_json(&pub[i]));
+			json_object_set_new(o, "published", parr);
+		}
 		ctl_print_json(ctl, o);
 	} else {
 		print_pool_human(&info);
@@ -283,7 +328,12 @@ static int pool_show(struct ctl *ctl, const struct ctl_args *a)
 			printf("\n");
 			print_blocks_human(blocks, n_blocks);
 		}
+		if (n_pub >= 0) {
+			printf("\n");
+			print_published_human(pub, n_pub);
+		}
 	}
+	free(pub);
 	free(blocks);
 	free(allocs);
 	rn_pool_free(&info.pool);

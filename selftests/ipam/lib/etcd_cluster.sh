@@ -7,8 +7,9 @@
 #   etcd_member_kill I [SIGNAL]         stop member I (1-based), SIGKILL default
 #   etcd_member_start I                 (re)start member I on its data dir
 #   etcd_leader                         index of the current leader
-#   etcd_requests                       KV and lease requests the running
-#                                       members have handled, summed
+#   etcd_requests [METHOD]              KV and lease requests the running
+#                                       members have handled, summed (only
+#                                       METHOD's: Range, Txn, ...)
 #   etcd_wait_healthy [SECONDS]         until every running member answers
 #   etcd_cluster_stop                   kill every member (also on EXIT: add
 #                                       it to your trap)
@@ -212,14 +213,15 @@ etcd_test_cluster() {
 
 # Every running member's handled KV and lease calls, summed (their gRPC
 # counters: the JSON gateway calls the member's gRPC server), for counting
-# the etcd requests a piece of work made.
+# the etcd requests a piece of work made; with METHOD (Range, Txn,
+# LeaseGrant...), only those.
 etcd_requests() {
 	local i sum=0 v
 	for i in "${!ETCD_PIDS[@]}"; do
 		[ -n "${ETCD_PIDS[$i]}" ] || continue
 		v=$(etcd_curl "$(etcd_scheme)://127.0.0.1:${ETCD_CLIENT_PORTS[$i]}/metrics" |
-			awk '/^grpc_server_handled_total\{.*grpc_service="etcdserverpb\.(KV|Lease)"/ \
-			{ s += $2 } END { printf "%d", s }')
+			awk -v m="${1:-}" '/^grpc_server_handled_total\{.*grpc_service="etcdserverpb\.(KV|Lease)"/ &&
+			(m == "" || index($0, "grpc_method=\"" m "\"")) { s += $2 } END { printf "%d", s }')
 		sum=$((sum + ${v:-0}))
 	done
 	echo "$sum"

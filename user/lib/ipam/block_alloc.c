@@ -12,6 +12,7 @@
 
 #include "ipam/block_adopt.h"
 #include "ipam/block_alloc.h"
+#include "ipam/block_publish.h"
 #include "ipam/etcd_keys.h"
 #include "ipam/pool_set.h"
 #include "write_all.h"
@@ -43,6 +44,8 @@ struct rn_block_alloc {
 	 * (block_adopt.h), once per pool and handle */
 	char (*adopted)[RN_POOL_NAME_MAX];
 	unsigned int n_adopted;
+	/* the agent's: what it last published of its blocks (block_publish.h) */
+	struct rn_block_pub *pub;
 };
 
 static void view_free(struct view *v)
@@ -271,6 +274,7 @@ void rn_block_alloc_close(struct rn_block_alloc *ba)
 		close(ba->lock_fd);
 	free(ba->empty);
 	free(ba->adopted);
+	rn_block_pub_free(ba->pub);
 	free(ba);
 }
 
@@ -647,6 +651,14 @@ int rn_block_alloc_tick(struct rn_block_alloc *ba, const struct rn_pool *pools, 
 			else if (!err)
 				changed++;
 		}
+	}
+	if (!err) {
+		/* a report for the other nodes' pool show / ip show: its failure
+		 * (etcd busy) only leaves the report older, the next tick retries */
+		struct rn_error pe = { 0 };
+
+		rn_block_publish(ba->c, ba->st.prefix, ba->node, &v.lease, v.blocks, v.n, allocs,
+				 n_allocs, RN_BLOCK_PUBLISH_MIN_MS, &ba->pub, &pe);
 	}
 	unlock(ba);
 	view_free(&v);

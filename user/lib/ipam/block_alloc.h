@@ -50,9 +50,10 @@ struct rn_block_tick {
 	long long release_grace_ms;	/* give back a block empty this long */
 };
 /* The agent's periodic work over the block pools pools[0..n-1]: keep the
- * lease alive, claim reserves, release blocks empty past the grace.
- * and adopt the pools' live per-allocation addresses (block_adopt.h, once
- * per pool and handle). Returns how many blocks were claimed or released
+ * lease alive, claim reserves, release blocks empty past the grace,
+ * adopt the pools' live per-allocation addresses (block_adopt.h, once
+ * per pool and handle), and publish what the node holds in its blocks
+ * (block_publish.h, not counted). Returns how many blocks were claimed or released
  * plus how many addresses were adopted. */
 int rn_block_alloc_tick(struct rn_block_alloc *ba, const struct rn_pool *pools, unsigned int n,
 			const struct rn_block_tick *t, struct rn_error *e);

@@ -5,9 +5,10 @@
  *
  * A block key lives only as long as its holder's lease (it is put with the
  * lease): a listed block is held by a node whose lease etcd still has. The
- * addresses in use are this node's only: other nodes allocate from their
- * own stores (no etcd round trip per ADD) and publish nothing per address
- * to etcd, so another node's block shows its holder, not its usage. */
+ * addresses in use are this node's only, from its own store: other nodes
+ * allocate from theirs (no etcd round trip per ADD); what they hold is
+ * published lazily by their agents (block_publish.h), as a report that
+ * may be a tick old. */
 #ifndef RDMANET_IPAM_BLOCK_REPORT_H
 #define RDMANET_IPAM_BLOCK_REPORT_H
 
