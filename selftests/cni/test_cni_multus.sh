@@ -6,8 +6,10 @@
 # device plugin's ID) whatever the plugin's mode, and passes runtimeConfig
 # with the capabilities it knows. Shared-mode networks annotated for the
 # RDMA shared device plugin (the setups rdmanet replaces) must attach with
-# them; mode sriov reads the VF from them (on this host, which has no VF,
-# its answer names the device it was given).
+# them; mode sriov reads the VF from them, or from runtimeConfig.deviceID
+# (Multus's capability args) when neither is set (on this host, which has
+# no VF, its answer names the device it was given). CNI_ARGS are Multus's:
+# IgnoreUnknown=true, the pod's namespace, name, infra container id and UID.
 . "$RN_SRC/selftests/lib/tap.sh"
 . "$RN_SRC/selftests/cni/lib.sh"
 trap cni_topo_down EXIT
@@ -42,8 +44,12 @@ fi
 for mode in $modes; do
 	# the shared device plugin's device ID, as Multus passes it
 	multus "m-$mode" "\"mode\": \"$mode\"," "hca_shared_devices_a-3"
-	cni_run ADD "$CNI_TMP/m-$mode.json" "c-$mode" "n$mode" "$ns" "K8S_POD_NAMESPACE=d;K8S_POD_NAME=p"
+	cni_run ADD "$CNI_TMP/m-$mode.json" "c-$mode" "n$mode" "$ns" \
+		"IgnoreUnknown=true;K8S_POD_NAMESPACE=d;K8S_POD_NAME=p;K8S_POD_INFRA_CONTAINER_ID=c-$mode;K8S_POD_UID=u-1"
 	cni_check_ok "mode $mode: ADD with Multus's deviceID and pciBusID"
+	check_eq "mode $mode: the pod from Multus's CNI_ARGS (IgnoreUnknown=true, infra id, uid)" \
+		"$(cni_ctl -j pod show | jq -c --arg c "c-$mode" '[.[] | select(.container_id == $c) | [.namespace, .pod]]')" \
+		'[["d","p"]]'
 	jq --slurpfile r "$CNI_OUT" '. + {prevResult: $r[0]}' "$CNI_TMP/m-$mode.json" >"$CNI_TMP/m-$mode.check"
 	cni_run CHECK "$CNI_TMP/m-$mode.check" "c-$mode" "n$mode" "$ns"
 	cni_check_ok "mode $mode: CHECK"
@@ -60,4 +66,16 @@ jq 'del(.deviceID)' "$CNI_TMP/m-sriov.json" >"$CNI_TMP/m-sriov-pci.json"
 cni_run ADD "$CNI_TMP/m-sriov-pci.json" c-sriov net1 "$ns"
 check_eq "mode sriov: pciBusID alone names it too" \
 	"$(jq '.msg | test("deviceID 0000:3b:00.2: not a VF")' "$CNI_OUT")" true
+# a delegate declaring the deviceID capability gets it in runtimeConfig
+# (Multus's capability args), with no top-level key
+jq 'del(.deviceID, .pciBusID) | .capabilities = {deviceID: true} |
+	.runtimeConfig.deviceID = "0000:3b:00.4"' "$CNI_TMP/m-sriov.json" >"$CNI_TMP/m-sriov-rc.json"
+cni_run ADD "$CNI_TMP/m-sriov-rc.json" c-sriov net1 "$ns"
+check_eq "mode sriov: runtimeConfig.deviceID alone names it" \
+	"$(jq -c '[.code, (.msg | test("deviceID 0000:3b:00.4: not a VF"))]' "$CNI_OUT")" '[7,true]'
+jq '.pciBusID = "0000:3b:00.3"' "$CNI_TMP/m-sriov.json" >"$CNI_TMP/m-sriov-two.json"
+cni_run ADD "$CNI_TMP/m-sriov-two.json" c-sriov net1 "$ns"
+check_eq "mode sriov: deviceID and pciBusID naming two devices: code 7, naming both" \
+	"$(jq -c '[.code, (.msg | test("0000:3b:00.2.*0000:3b:00.3"))]' "$CNI_OUT")" '[7,true]'
+check_eq "the failed sriov ADDs left nothing" "$(cni_held c-sriov net1)$(cni_registered c-sriov net1)" 0
 tap_done
