@@ -14,6 +14,7 @@
 #include "../maps/pod_info.h"
 #include "../maps/pod_ctr.h"
 #include "../maps/pod_dev.h"
+#include "../maps/pod_devat.h"
 #include "../maps/pod_reasons.h"
 #include "../maps/pod_jmp.h"
 

@@ -171,8 +171,17 @@ dev_entries_a() {
 		jq "[.[] | select(.formatted.value.netns_cookie != 0 and .formatted.value.slot == $SLOT_A)] | length"
 }
 check_eq "A's (netns, ifindex) entry is there before DEL" "$(dev_entries_a)" 1
+# where it is, for DEL to zero that entry instead of reading the table
+devat_a() {
+	bpftool -j map lookup pinned "$CNI_PIN/rn_pod_devat_v1" key $(printf '%d 0 0 0' "$SLOT_A") \
+		2>/dev/null | jq -r '.formatted.value // empty'
+}
+at_a=$(bpftool -j map dump pinned "$CNI_PIN/rn_pod_dev_v1" |
+	jq -r "[.[] | select(.formatted.value.netns_cookie != 0 and .formatted.value.slot == $SLOT_A) | .formatted.key][0]")
+check_eq "ADD recorded where A's entry is (rn_pod_devat_v1)" "$(devat_a)" "$at_a"
 cni_run DEL "$CNI_TMP/rail.json" c-a net1 "/run/netns/$CNI_PFX-a"
 cni_check_ok "DEL pod A"
+check_eq "DEL removed that record" "$(devat_a)" ""
 check "DEL left no link pinned for it" test ! -e "$CNI_PIN/links/pod_$SLOT_A"
 check_eq "DEL removed its (netns, ifindex) entry" "$(dev_entries_a)" 0
 # a pod netns whose defaults would give random link-local addresses (what

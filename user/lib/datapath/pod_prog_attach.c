@@ -202,7 +202,7 @@ static int dev_entry_put(int dev_fd, const struct rn_pod_dev *v, __u32 *at)
 }
 
 /* Zeroes every entry naming slot (read in batches: the table is large). */
-static int dev_entries_drop(int dev_fd, __u32 slot)
+static int dev_entries_scan_drop(int dev_fd, __u32 slot)
 {
 	enum { CHUNK = 1024 };
 	static struct rn_pod_dev vals[CHUNK];
@@ -224,6 +224,49 @@ static int dev_entries_drop(int dev_fd, __u32 slot)
 			    rn_bpf_map_update(dev_fd, &keys[i], &zero, BPF_ANY))
 				rc = -errno;
 	} while (!err);
+	return rc;
+}
+
+/* Zeroes slot's entry where rn_pod_devat_v1 says the ADD put it; reads
+ * the whole table only where it says nothing (an agent older than that
+ * map, or an ADD that stopped between the two writes) or is wrong. */
+static int dev_entries_drop(const char *pin_dir, int dev_fd, __u32 slot)
+{
+	const struct rn_pod_dev zero = { 0 };
+	int devat = obj_get_pinned(pin_dir, RN_POD_DEVAT_MAP);
+	struct rn_pod_dev cur;
+	__u32 at;
+	int rc;
+
+	if (devat >= 0 && !rn_bpf_map_lookup(devat, &slot, &at) &&
+	    !rn_bpf_map_lookup(dev_fd, &at, &cur) && cur.netns_cookie && cur.slot == slot) {
+		rc = rn_bpf_map_update(dev_fd, &at, &zero, BPF_ANY);
+	} else {
+		rc = dev_entries_scan_drop(dev_fd, slot);
+	}
+	if (!rc && devat >= 0) {
+		rc = rn_bpf_map_delete(devat, &slot);
+		if (rc == -ENOENT)
+			rc = 0;
+	}
+	if (devat >= 0)
+		close(devat);
+	return rc;
+}
+
+/* Records where slot's entry is (an older agent pinned no rn_pod_devat_v1:
+ * DEL then reads the table). */
+static int dev_at_record(const char *pin_dir, __u32 slot, __u32 at)
+{
+	int devat = obj_get_pinned(pin_dir, RN_POD_DEVAT_MAP);
+	int rc;
+
+	if (devat == -ENOENT)
+		return 0;
+	if (devat < 0)
+		return devat;
+	rc = rn_bpf_map_update(devat, &slot, &at, BPF_ANY);
+	close(devat);
 	return rc;
 }
 
@@ -280,6 +323,12 @@ int rn_pod_prog_attach(const char *pin_dir, struct nl_sock *nl, int ifindex, __u
 		rn_fail(e, rc, "%s: %s", RN_POD_DEV_MAP, strerror(-rc));
 		goto out;
 	}
+	rc = dev_at_record(pin_dir, slot, at);
+	if (rc) {
+		rn_fail(e, rc, "%s: %s", RN_POD_DEVAT_MAP, strerror(-rc));
+		rn_bpf_map_update(dev, &at, &zero, BPF_ANY);
+		goto out;
+	}
 	/* a DEL that never finished left this slot's link behind */
 	link_unpin(path);
 	/* clsact unless the master's tc_mode says tcx: a tcx attach waits for
@@ -311,7 +360,7 @@ int rn_pod_prog_attach(const char *pin_dir, struct nl_sock *nl, int ifindex, __u
 	}
 	if (rc) {
 		link_unpin(path);
-		rn_bpf_map_update(dev, &at, &zero, BPF_ANY);
+		dev_entries_drop(pin_dir, dev, slot);
 		*how = RN_POD_ATTACH_NONE;
 	}
 out:
@@ -339,7 +388,7 @@ int rn_pod_prog_detach(const char *pin_dir, __u32 slot, struct rn_error *e)
 		return 0;
 	if (dev < 0)
 		return rn_fail(e, dev, "%s: %s", RN_POD_DEV_MAP, strerror(-dev));
-	rc = dev_entries_drop(dev, slot);
+	rc = dev_entries_drop(pin_dir, dev, slot);
 	close(dev);
 	return rc ? rn_fail(e, rc, "%s: %s", RN_POD_DEV_MAP, strerror(-rc)) : 0;
 }
