@@ -53,7 +53,7 @@ static struct cursor *cursor_of(const struct rn_precheck_want *w)
 		if (!strcmp(cursors[i].w.pool, w->pool) && !strcmp(cursors[i].w.master, w->master))
 			return &cursors[i];
 	if (n_cursors == RN_PRECHECK_MAX_WANTS)
-		return NULL;
+		n_cursors = 0;	/* pools come and go: guess every cursor again */
 	memset(&cursors[n_cursors], 0, sizeof(cursors[0]));
 	cursors[n_cursors].w = *w;
 	return &cursors[n_cursors++];
@@ -314,8 +314,9 @@ static void probe_all(struct tick_state *s)
 }
 
 /* The next tick with work: when the oldest entry turns half the max age
- * (or, with a pool short of pre-checks, a beat later: the pool may have
- * freed addresses or the wire stopped answering). */
+ * (or, with a pool short of pre-checks, 5 s later: the pool may have freed
+ * addresses or the wire stopped answering; an ADD's marker brings it
+ * forward, see rn_precheck_wants_changed). */
 static int64_t due_after(const struct tick_state *s, unsigned int n_wants)
 {
 	int64_t due = s->now + s->max_age_ms / 2;
@@ -323,8 +324,8 @@ static int64_t due_after(const struct tick_state *s, unsigned int n_wants)
 	for (unsigned int i = 0; i < s->out.n; i++)
 		if (s->out.e[i].checked_ms + s->max_age_ms / 2 < due)
 			due = s->out.e[i].checked_ms + s->max_age_ms / 2;
-	if (s->out.n < n_wants * s->per_pool && s->now + 1000 < due)
-		due = s->now + 1000;
+	if (s->out.n < n_wants * s->per_pool && s->now + 5000 < due)
+		due = s->now + 5000;
 	return due;
 }
 
