@@ -18,7 +18,8 @@
 #    unmounted: the kernel tears it down asynchronously): DEL without a
 #    netns releases everything;
 #  - an ADD that fails (pool exhausted): RunPodSandbox fails, containerd's
-#    DEL leaves nothing behind; kubelet's retry succeeds once an address is free;
+#    DEL leaves nothing behind; kubelet's retry succeeds once the pod that
+#    held the address has died (DEL without a netns) and freed it;
 #  - a chained conflist (rdmanet, then the reference tuning plugin).
 # Not here, because containerd cannot produce them: rdmanet as a Multus
 # secondary network (needs Multus as the primary plugin) and Multus's
@@ -149,12 +150,18 @@ id=$(cri run-pod gone-0 uid-gone-0 team-a)
 ns=$(cri_pod_netns "$id")
 ip=$(pod_ip "$id")
 check "a second pod gets an address ($ip)" test -n "$ip" -a "$(held "$id")" = "$ip"
-# the sandbox dies and its netns's mount goes: the last reference is gone,
-# the kernel tears the netns down in its own time
-kill -KILL "$(cri_pod_pid "$id")"
-umount "$ns" && rm -f "$ns"
-not_ready() { [ "$(pod_state "$id")" = SANDBOX_NOTREADY ]; }
-check "containerd sees the sandbox exit" cni_wait "$CRI_PID" not_ready
+# sandbox_dies ID: its pause process is killed and its netns's mount goes:
+# the last reference is gone, the kernel tears the netns down in its own
+# time (its interfaces with it); containerd sees the sandbox exit
+sandbox_dies() {
+	local ns
+	ns=$(cri_pod_netns "$1")
+	kill -KILL "$(cri_pod_pid "$1")" && umount "$ns" && rm -f "$ns" || return 1
+	# shellcheck disable=SC2317
+	not_ready() { [ "$(pod_state "$1")" = SANDBOX_NOTREADY ]; }
+	cni_wait "$CRI_PID" not_ready "$1"
+}
+check "the sandbox dies, its netns unmounted; containerd sees it" sandbox_dies "$id"
 check "StopPodSandbox succeeds" cri stop-pod "$id"
 check_eq "  containerd called DEL without a netns" "$(grep "^DEL|$id|" "$CRI_CALLS" | cut -d'|' -f3,4)" "eth0|"
 check_eq "  the address is released" "$(held "$id")" ""
@@ -181,9 +188,14 @@ check_eq "  no sandbox left for it" "$(cri list | jq '[.[] | select(.metadata.na
 check_eq "  nothing held, no record for it" "$(held "$b")$(find "$CNI_STATE" -name "$b:*")" ""
 check_eq "  the data path has tiny-a only" "$(cni_ctl -j pod show | jq -c '[.[].pod]')" '["tiny-a"]'
 check_eq "  tiny-a keeps its address" "$(held "$a") $(addr_in "$(cri_pod_netns "$a")")" "10.81.1.5 10.81.1.5/24"
-cri stop-pod "$a" && cri remove-pod "$a"
+# tiny-a dies the same way; its DEL frees the address while the kernel may
+# still be tearing down the dead netns that had it
+sandbox_dies "$a" && cri stop-pod "$a" && cri remove-pod "$a"
 b=$(cri run-pod tiny-b uid-tiny-b team-b --attempt 1)
-check_eq "kubelet's retry of tiny-b succeeds once the address is free" "$(pod_ip "$b")" 10.81.1.5
+check_eq "kubelet's retry of tiny-b gets the address tiny-a's DEL (no netns) freed" \
+	"$(pod_ip "$b") $(addr_in "$(cri_pod_netns "$b")")" "10.81.1.5 10.81.1.5/24"
+check_eq "  the data path has tiny-b only, with it" \
+	"$(cni_ctl -j pod show | jq -c '[.[] | [.pod, .ips]]')" '[["tiny-b",["10.81.1.5"]]]'
 cri stop-pod "$b" && cri remove-pod "$b"
 check_eq "  stopped, nothing held" "$(held "$b") $(regs)" " 0"
 
