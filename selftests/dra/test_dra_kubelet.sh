@@ -142,10 +142,13 @@ check "agent stopped: its sockets removed" test ! -e "$DRA_SOCK"
 check "agent restarts" rn_agent_start "$RN_TMP/config.json"
 reg=$(dra_kubelet register --registry "$DRA_KUBELET/plugins_registry" --driver "$DRA_DRIVER")
 check_eq "restarted agent: registered again" "$(jq -r .error <<<"$reg")" null
+cp "$(dra_spec $U4)" "$RN_TMP/spec-before.json"
+rm "$(dra_spec $U4)"	# /var/run/cdi is a tmpfs: a reboot loses the specs
 out=$(dra_prepare v1.DRAPlugin default/vf1/$U4)
 check_eq "restarted agent: a prepared claim answers as before" \
 	"$(jq -c "[.claims[\"$U4\"].error, .claims[\"$U4\"].devices[0].cdi[0]]" <<<"$out")" \
 	"[\"\",\"rdmanet.io/claim=$U4-vf-0000-3b-00-2\"]"
+check "... its lost CDI spec written again, the same" cmp -s "$(dra_spec $U4)" "$RN_TMP/spec-before.json"
 out=$(dra_unprepare v1.DRAPlugin default/vf1/$U4 default/shared1/$U1)
 check_eq "restarted agent: unprepare answers every claim, no error" \
 	"$(jq -c '[.grpc_error, .missing, [.claims[].error]]' <<<"$out")" '[null,[],["",""]]'

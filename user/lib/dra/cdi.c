@@ -168,6 +168,14 @@ int dra_cdi_write(const struct rn_dra_config *cfg, const struct rn_rdma_model *m
 	return err;
 }
 
+bool dra_cdi_exists(const struct rn_dra_config *cfg, const char *uid)
+{
+	char path[PATH_MAX];
+
+	spec_path(cfg, uid, path, sizeof(path));
+	return access(path, F_OK) == 0;
+}
+
 int dra_cdi_remove(const struct rn_dra_config *cfg, const char *uid, struct rn_error *e)
 {
 	char path[PATH_MAX];

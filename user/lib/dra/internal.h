@@ -22,6 +22,7 @@ struct rn_dra_prepared *dra_state_find(struct rn_dra_driver *d, const char *uid)
 int dra_cdi_write(const struct rn_dra_config *cfg, const struct rn_rdma_model *m,
 		  const struct rn_dra_prepared *p, const struct rn_dra_device *const *devs,
 		  struct rn_error *e);
+bool dra_cdi_exists(const struct rn_dra_config *cfg, const char *uid);
 int dra_cdi_remove(const struct rn_dra_config *cfg, const char *uid, struct rn_error *e);
 void dra_cdi_id(const char *uid, const char *device, char *buf, size_t size);
 

@@ -156,6 +156,30 @@ static int prepare_new(struct rn_dra_driver *d, const struct rn_dra_claim *c,
 	return err;
 }
 
+/* a prepared claim's spec written again from its record */
+static int respec(struct rn_dra_driver *d, const struct rn_dra_prepared *p, struct rn_error *e)
+{
+	const struct rn_dra_device *picked[RN_DRA_MAX_RESULTS];
+	struct rn_rdma_model m = { 0 };
+	struct rn_dra_device *devs = NULL;
+	int n_devs = 0, err;
+
+	if (rn_rdma_model_load(&m, &d->cfg.roots, RN_RDMA_SRC_SYSFS, e))
+		return e ? e->code : -EIO;
+	err = rn_dra_devices(&m, &devs, &n_devs, e);
+	for (int i = 0; !err && i < p->n_devices; i++) {
+		picked[i] = find_device(devs, n_devs, p->devices[i].device);
+		if (!picked[i])
+			err = rn_fail(e, -ENODEV, "device %s: no such device on this node",
+				      p->devices[i].device);
+	}
+	if (!err)
+		err = dra_cdi_write(&d->cfg, &m, p, picked, e);
+	free(devs);
+	rn_rdma_model_free(&m);
+	return err;
+}
+
 int rn_dra_prepare(struct rn_dra_driver *d, const char *ns, const char *name, const char *uid,
 		   struct rn_dra_prepared *out, struct rn_error *e)
 {
@@ -168,6 +192,10 @@ int rn_dra_prepare(struct rn_dra_driver *d, const char *ns, const char *name, co
 		return rn_fail(e, -EINVAL, "claim %s/%s: UID \"%s\" is not a UID", ns, name, uid);
 	have = dra_state_find(d, uid);
 	if (have) {
+		/* /var/run/cdi is a tmpfs: after a reboot the record is there
+		 * and the spec is not */
+		if (!dra_cdi_exists(&d->cfg, uid) && (err = respec(d, have, e)))
+			return rn_fail_wrap(e, "claim %s/%s: its CDI spec is gone", ns, name);
 		*out = *have;
 		return 0;
 	}

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "devplugin/grpc_dl.h"
 #include "devplugin/grpc_endpoint.h"
