@@ -175,9 +175,28 @@ static int set_guarded(const struct rn_maps *m, __u32 slot, bool on)
 	return rn_bpf_map_update(m->pod_info, &slot, &pod, BPF_EXIST);
 }
 
+/* Records where slot's entry is (an older agent pinned no rn_pod_devat_v1:
+ * DEL then reads the table). */
+static int dev_at_record(const char *pin_dir, __u32 slot, __u32 at)
+{
+	int devat = obj_get_pinned(pin_dir, RN_POD_DEVAT_MAP);
+	int rc;
+
+	if (devat == -ENOENT)
+		return 0;
+	if (devat < 0)
+		return devat;
+	rc = rn_bpf_map_update(devat, &slot, &at, BPF_ANY);
+	close(devat);
+	return rc;
+}
+
 /* Writes (cookie, ifindex) -> slot into its bucket: over its own entry if
- * there (a DEL that never finished), else into a free way. *at: where. */
-static int dev_entry_put(int dev_fd, const struct rn_pod_dev *v, __u32 *at)
+ * there (a DEL that never finished), else into a free way; where, in
+ * rn_pod_devat_v1 first, so that no entry is ever written unrecorded.
+ * *at: where. */
+static int dev_entry_put(const char *pin_dir, int dev_fd, const struct rn_pod_dev *v,
+			 __u32 *at)
 {
 	__u32 first = rn_pod_dev_bucket(v->netns_cookie, v->ifindex) * RN_POD_DEV_WAYS;
 	__u32 free_at = UINT32_MAX;
@@ -198,7 +217,8 @@ static int dev_entry_put(int dev_fd, const struct rn_pod_dev *v, __u32 *at)
 	if (free_at == UINT32_MAX)
 		return -ENOSPC;
 	*at = free_at;
-	return rn_bpf_map_update(dev_fd, at, v, BPF_ANY);
+	rc = dev_at_record(pin_dir, v->slot, free_at);
+	return rc ? rc : rn_bpf_map_update(dev_fd, at, v, BPF_ANY);
 }
 
 /* Zeroes every entry naming slot (read in batches: the table is large). */
@@ -227,45 +247,44 @@ static int dev_entries_scan_drop(int dev_fd, __u32 slot)
 	return rc;
 }
 
-/* Zeroes slot's entry where rn_pod_devat_v1 says the ADD put it; reads
- * the whole table only where it says nothing (an agent older than that
- * map, or an ADD that stopped between the two writes) or is wrong. */
+/* Whether the pod in slot is marked guarded (0 if unknown). */
+static bool pod_guarded(const char *pin_dir, __u32 slot)
+{
+	int info = obj_get_pinned(pin_dir, "rn_pod_info_v1");
+	struct rn_pod pod;
+	bool on;
+
+	if (info < 0)
+		return false;
+	on = !rn_bpf_map_lookup(info, &slot, &pod) && (pod.flags & RN_POD_F_GUARDED);
+	close(info);
+	return on;
+}
+
+/* Zeroes slot's entry where rn_pod_devat_v1 says the ADD put it. The
+ * whole table is read only where that cannot say: an agent older than
+ * the map, or a guarded pod an older plugin added without a record. */
 static int dev_entries_drop(const char *pin_dir, int dev_fd, __u32 slot)
 {
 	const struct rn_pod_dev zero = { 0 };
 	int devat = obj_get_pinned(pin_dir, RN_POD_DEVAT_MAP);
 	struct rn_pod_dev cur;
 	__u32 at;
-	int rc;
+	int rc = 0;
 
-	if (devat >= 0 && !rn_bpf_map_lookup(devat, &slot, &at) &&
-	    !rn_bpf_map_lookup(dev_fd, &at, &cur) && cur.netns_cookie && cur.slot == slot) {
-		rc = rn_bpf_map_update(dev_fd, &at, &zero, BPF_ANY);
-	} else {
+	if (devat < 0)
+		return dev_entries_scan_drop(dev_fd, slot);
+	if (!rn_bpf_map_lookup(devat, &slot, &at)) {
+		if (!rn_bpf_map_lookup(dev_fd, &at, &cur) && cur.netns_cookie && cur.slot == slot)
+			rc = rn_bpf_map_update(dev_fd, &at, &zero, BPF_ANY);
+		if (!rc) {
+			rc = rn_bpf_map_delete(devat, &slot);
+			if (rc == -ENOENT)
+				rc = 0;
+		}
+	} else if (pod_guarded(pin_dir, slot)) {
 		rc = dev_entries_scan_drop(dev_fd, slot);
 	}
-	if (!rc && devat >= 0) {
-		rc = rn_bpf_map_delete(devat, &slot);
-		if (rc == -ENOENT)
-			rc = 0;
-	}
-	if (devat >= 0)
-		close(devat);
-	return rc;
-}
-
-/* Records where slot's entry is (an older agent pinned no rn_pod_devat_v1:
- * DEL then reads the table). */
-static int dev_at_record(const char *pin_dir, __u32 slot, __u32 at)
-{
-	int devat = obj_get_pinned(pin_dir, RN_POD_DEVAT_MAP);
-	int rc;
-
-	if (devat == -ENOENT)
-		return 0;
-	if (devat < 0)
-		return devat;
-	rc = rn_bpf_map_update(devat, &slot, &at, BPF_ANY);
 	close(devat);
 	return rc;
 }
@@ -274,7 +293,6 @@ int rn_pod_prog_attach(const char *pin_dir, struct nl_sock *nl, int ifindex, __u
 		       enum rn_tc_mode mode, enum rn_pod_attach *how, struct rn_error *e)
 {
 	struct rn_pod_dev v = { .ifindex = (__u32)ifindex, .slot = slot };
-	const struct rn_pod_dev zero = { 0 };
 	char path[PATH_MAX];
 	struct rn_pod pod;
 	struct rn_maps m;
@@ -318,15 +336,9 @@ int rn_pod_prog_attach(const char *pin_dir, struct nl_sock *nl, int ifindex, __u
 		goto out;
 	}
 	memcpy(&v.key_bits, &pod, sizeof(v.key_bits));
-	rc = dev_entry_put(dev, &v, &at);
+	rc = dev_entry_put(pin_dir, dev, &v, &at);
 	if (rc) {
 		rn_fail(e, rc, "%s: %s", RN_POD_DEV_MAP, strerror(-rc));
-		goto out;
-	}
-	rc = dev_at_record(pin_dir, slot, at);
-	if (rc) {
-		rn_fail(e, rc, "%s: %s", RN_POD_DEVAT_MAP, strerror(-rc));
-		rn_bpf_map_update(dev, &at, &zero, BPF_ANY);
 		goto out;
 	}
 	/* a DEL that never finished left this slot's link behind */
