@@ -10,11 +10,15 @@
 #     the same rounds (target: ADD with the program <= 0.5 x the reference).
 #  2. Same-node pod-to-pod TCP (iperf3, macvlan bridge on ra0): a pair of
 #     pods attached with the program against a pair attached without, on
-#     the same master, rounds interleaved (target: ratio >= 0.95).
+#     the same master, rounds interleaved (target: ratio >= 0.95). Each
+#     round runs the unguarded pair twice: the second run against the first
+#     (A/A, nothing differs) is the noise floor of the ratio on this
+#     machine at this load; the senders' bytes per transmitted packet tell
+#     whether GSO packets pass the program whole.
 # The per-packet cost (BPF_PROG_TEST_RUN) is dp_prog_cost's pod_added_ns,
 # in bench_datapath.sh. Knobs: BENCH_GUARD_BLOCKS (default 6) x
 # BENCH_GUARD_CYCLES (default 25) ADD+DEL cycles per side,
-# BENCH_GUARD_ROUNDS (default 6) x BENCH_GUARD_SECONDS (default 3) iperf3
+# BENCH_GUARD_ROUNDS (default 8) x BENCH_GUARD_SECONDS (default 3) iperf3
 # runs per side. Writes $RN_BENCH_OUT/pod_guard.json.
 set -u
 RN_SRC=${RN_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -25,7 +29,7 @@ trap cni_topo_down EXIT
 RUNNER=$RN_BUILD/bench/cni_bench_run
 BLOCKS=${BENCH_GUARD_BLOCKS:-6}
 CYCLES=${BENCH_GUARD_CYCLES:-25}
-ROUNDS=${BENCH_GUARD_ROUNDS:-6}
+ROUNDS=${BENCH_GUARD_ROUNDS:-8}
 SECS=${BENCH_GUARD_SECONDS:-3}
 REF=/usr/lib/cni
 mkdir -p "$RN_BENCH_OUT"
@@ -106,33 +110,49 @@ iperf() {	# iperf CLIENT SERVER SERVER_IP: bits per second of one run
 }
 iperf ga gb "$B" >/dev/null	# warm-up: ARP, caches
 iperf ua ub "$D" >/dev/null
-: >"$CNI_TMP/tp.on"; : >"$CNI_TMP/tp.off"
+: >"$CNI_TMP/tp.on"; : >"$CNI_TMP/tp.off"; : >"$CNI_TMP/tp.aa"
+# bytes per packet the senders' net1 transmitted (macvlan counts an skb
+# once, GSO or not): GSO packets leave whole past the program if the
+# guarded sender's average is as large as the unguarded one's
+tx() { cni_in "$1" ip -s -j link show net1 | jq -r '.[0].stats64.tx | "\(.bytes) \(.packets)"'; }
+read -r gb0 gp0 <<<"$(tx ga)"; read -r ub0 up0 <<<"$(tx ua)"
 for rd in $(seq "$ROUNDS"); do
 	if [ $((rd % 2)) = 1 ]; then
 		iperf ga gb "$B" >>"$CNI_TMP/tp.on"; iperf ua ub "$D" >>"$CNI_TMP/tp.off"
+		iperf ua ub "$D" >>"$CNI_TMP/tp.aa"
 	else
-		iperf ua ub "$D" >>"$CNI_TMP/tp.off"; iperf ga gb "$B" >>"$CNI_TMP/tp.on"
+		iperf ua ub "$D" >>"$CNI_TMP/tp.aa"; iperf ua ub "$D" >>"$CNI_TMP/tp.off"
+		iperf ga gb "$B" >>"$CNI_TMP/tp.on"
 	fi
 done
+read -r gb1 gp1 <<<"$(tx ga)"; read -r ub1 up1 <<<"$(tx ua)"
 echo "   runs with: $(tr '\n' ' ' <"$CNI_TMP/tp.on")"
 echo "   runs without: $(tr '\n' ' ' <"$CNI_TMP/tp.off")"
-tp_on=$(med <"$CNI_TMP/tp.on") tp_off=$(med <"$CNI_TMP/tp.off")
-[ "$(wc -l <"$CNI_TMP/tp.on")" = "$ROUNDS" ] && [ "$(wc -l <"$CNI_TMP/tp.off")" = "$ROUNDS" ] ||
-	fail "iperf3 runs failed: $(head -3 "$CNI_TMP/iperf.err")"
-tp_ratio=$(r "$tp_on" "$tp_off")
-printf '   %.2f Gbit/s with, %.2f without -> ratio %s (target >= 0.95)\n' \
-	"$(echo "$tp_on / 1000000000" | bc -l)" "$(echo "$tp_off / 1000000000" | bc -l)" "$tp_ratio"
+echo "   runs without, again (A/A): $(tr '\n' ' ' <"$CNI_TMP/tp.aa")"
+for f in on off aa; do
+	[ "$(wc -l <"$CNI_TMP/tp.$f")" = "$ROUNDS" ] ||
+		fail "iperf3 runs failed: $(head -3 "$CNI_TMP/iperf.err")"
+done
+tp_on=$(med <"$CNI_TMP/tp.on") tp_off=$(med <"$CNI_TMP/tp.off") tp_aa=$(med <"$CNI_TMP/tp.aa")
+tp_ratio=$(r "$tp_on" "$tp_off") aa_ratio=$(r "$tp_aa" "$tp_off")
+per_pkt_on=$(( (gb1 - gb0) / (gp1 - gp0 + 1) )) per_pkt_off=$(( (ub1 - ub0) / (up1 - up0 + 1) ))
+printf '   %.2f Gbit/s with, %.2f without -> ratio %s (target >= 0.95); A/A ratio %s (%.2f Gbit/s)\n' \
+	"$(echo "$tp_on / 1000000000" | bc -l)" "$(echo "$tp_off / 1000000000" | bc -l)" "$tp_ratio" \
+	"$aa_ratio" "$(echo "$tp_aa / 1000000000" | bc -l)"
+echo "   bytes per packet the sender's net1 sent: $per_pkt_on with, $per_pkt_off without (GSO intact when both are tens of KiB)"
 
 jq -n --argjson blocks "$BLOCKS" --argjson cycles "$CYCLES" --argjson ao "$add_on" \
 	--argjson af "$add_off" --argjson do "$del_on" --argjson df "$del_off" --argjson ra "$ref_add" \
 	--argjson failed "$failed" --argjson rounds "$ROUNDS" --argjson secs "$SECS" \
-	--argjson to "$tp_on" --argjson tf "$tp_off" '{pod_guard: {
+	--argjson to "$tp_on" --argjson tf "$tp_off" --argjson ta "$tp_aa" \
+	--argjson bpon "$per_pkt_on" --argjson bpoff "$per_pkt_off" '{pod_guard: {
 	cni: {blocks: $blocks, cycles_per_block: $cycles, checks: "off",
 	      add_with_ms: $ao, add_without_ms: $af, add_with_over_without: ($ao / $af),
 	      del_with_ms: $do, del_without_ms: $df, del_with_over_without: ($do / $df),
 	      reference_add_ms: $ra, add_with_over_reference_add: ($ao / $ra), failed: $failed},
 	pod_to_pod_tcp: {rounds: $rounds, seconds: $secs, bps_with: $to, bps_without: $tf,
-			 ratio: ($to / $tf)},
+			 ratio: ($to / $tf), bps_without_again: $ta, aa_ratio: ($ta / $tf),
+			 tx_bytes_per_packet_with: $bpon, tx_bytes_per_packet_without: $bpoff},
 	targets: {add_with_over_reference_add: 0.5, pod_to_pod_ratio: 0.95,
 		  pod_added_ns: 25}}}' >"$RN_BENCH_OUT/pod_guard.json"
 echo "wrote $RN_BENCH_OUT/pod_guard.json"
