@@ -134,10 +134,17 @@ cri_cleanup() {
 		done
 	fi
 	cri_containerd_stop
-	# shims of sandboxes that could not be stopped (they outlive containerd)
-	for pidf in "$CRI_DIR"/state/io.containerd.runtime.v2.task/k8s.io/*/shim.pid; do
+	# sandboxes that could not be stopped (containerd died): their pause
+	# processes and shims outlive containerd, their netns mounts stay
+	for pidf in "$CRI_DIR"/state/io.containerd.runtime.v2.task/k8s.io/*/init.pid; do
 		[ -f "$pidf" ] && kill -KILL "$(cat "$pidf")" 2>/dev/null
 	done
+	# the shims name this containerd's socket, which is this run's alone
+	pgrep -f -- "-address $CRI_SOCK\$" | xargs -r kill -KILL 2>/dev/null
+	cut -d'|' -f4 "$CRI_CALLS" 2>/dev/null | sort -u | grep '^/var/run/netns/cni-' |
+		while read -r ns; do
+			[ -e "$ns" ] && umount "$ns" 2>/dev/null && rm -f "$ns"
+		done
 	grep -s " $CRI_DIR/" /proc/self/mounts | awk '{print $2}' | sort -r | xargs -r -n1 umount -l
 	rm -rf "$CRI_DIR"
 }
