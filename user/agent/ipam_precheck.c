@@ -12,7 +12,6 @@
 #include "ipam/ipam.h"
 #include "ipam/ipam_settings.h"
 #include "ipam/pool_set.h"
-#include "ipam/store.h"
 #include "ipam/precheck_table.h"
 
 /* Where each (pool, master) pre-check left off: the next candidates come
@@ -41,11 +40,7 @@ struct job {
 
 struct tick_state {
 	const struct rn_config *c;
-	/* etcd with block pools: their allocations are in the node's own
-	 * SQLite store (ipam/block_alloc.h), opened read-only at first need */
 	const struct rn_ipam_settings *st;
-	struct rn_store *local;
-	bool local_tried;
 	int64_t now, max_age_ms;
 	unsigned int per_pool;
 	struct rn_precheck_table old, out;
@@ -183,23 +178,6 @@ static void cursor_guess(struct cursor *cur, const struct rn_ipam_allocation *a,
 	}
 }
 
-/* A block pool's allocations on this node. */
-static int local_allocations(struct tick_state *s, const char *pool,
-			     struct rn_ipam_allocation **out, struct rn_error *e)
-{
-	struct rn_alloc_filter f = { .pool = pool };
-	struct rn_ipam_settings local = *s->st;
-
-	if (!s->local_tried) {
-		s->local_tried = true;
-		local.store = RN_IPAM_STORE_SQLITE;
-		if (rn_store_sqlite_open(&s->local, &local, true, e) && e->code != -ENOENT)
-			return e->code;
-	}
-	*out = NULL;
-	return s->local ? s->local->ops->list(s->local, &f, out, e) : 0;
-}
-
 static int plan_want(struct tick_state *s, struct rn_ipam *ipam, const struct rn_precheck_want *w)
 {
 	struct rn_ipam_pool_info info;
@@ -232,7 +210,7 @@ static int plan_want(struct tick_state *s, struct rn_ipam *ipam, const struct rn
 	if (!r && info.pool.block && s->st->store == RN_IPAM_STORE_ETCD) {
 		free(allocs);
 		allocs = NULL;
-		n = local_allocations(s, w->pool, &allocs, &e);
+		n = rn_precheck_node_allocations(s->st, w->pool, &allocs, &e);
 		if (n < 0) {
 			r = n;
 			goto out;
@@ -398,8 +376,6 @@ static void run_tick(const struct rn_config *c, int64_t now)
 		rn_warn("ipam: pre-checks: %s", e.msg);
 	next_due = n_wants > 0 ? due_after(&s, (unsigned int)n_wants) : now + 5000;
 out:
-	if (s.local)
-		s.local->ops->close(s.local);
 	rn_ipam_close(ipam);
 	rn_precheck_free(&s.old);
 	free(s.out.e);

@@ -13,6 +13,7 @@
 
 #include "mkdir_p.h"
 #include "ipam/precheck_table.h"
+#include "ipam/store.h"
 
 #define BOOT_ID_LEN 36
 
@@ -248,4 +249,22 @@ void rn_precheck_unwant(const char *state_dir, const struct rn_precheck_want *w)
 
 	want_path(path, sizeof(path), state_dir, w->pool, w->master);
 	unlink(path);
+}
+
+int rn_precheck_node_allocations(const struct rn_ipam_settings *st, const char *pool,
+				 struct rn_ipam_allocation **out, struct rn_error *e)
+{
+	struct rn_alloc_filter f = { .pool = pool };
+	struct rn_ipam_settings local = *st;
+	struct rn_store *s;
+	int n;
+
+	*out = NULL;
+	local.store = RN_IPAM_STORE_SQLITE;
+	n = rn_store_sqlite_open(&s, &local, true, e);
+	if (n)
+		return n == -ENOENT ? 0 : n;
+	n = s->ops->list(s, &f, out, e);
+	s->ops->close(s);
+	return n;
 }

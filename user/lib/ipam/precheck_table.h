@@ -29,6 +29,8 @@
 
 #include "error.h"
 #include "netaddr.h"
+#include "ipam/ipam.h"
+#include "ipam/ipam_settings.h"
 #include "ipam/pool.h"
 
 #define RN_PRECHECK_FILE	".precheck"
@@ -79,6 +81,12 @@ int rn_precheck_want(const char *state_dir, const char *pool, const char *master
 /* The markers, at most max; returns the count. */
 int rn_precheck_wants(const char *state_dir, struct rn_precheck_want *out, unsigned int max);
 int64_t rn_precheck_wants_changed(const char *state_dir);
+/* A block pool's allocations on this node (etcd store): they are in the
+ * node's own SQLite store (st->path, ipam/block_alloc.h), which etcd does
+ * not list. Returns the count (0 before that store exists); *out is
+ * malloc'd. */
+int rn_precheck_node_allocations(const struct rn_ipam_settings *st, const char *pool,
+				 struct rn_ipam_allocation **out, struct rn_error *e);
 /* Forgets a marker (a pool that no longer exists). */
 void rn_precheck_unwant(const char *state_dir, const struct rn_precheck_want *w);
 
