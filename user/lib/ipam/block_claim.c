@@ -8,6 +8,7 @@
 
 #include "ipam/block_claim.h"
 #include "ipam/block_pick.h"
+#include "ipam/block_publish.h"
 #include "ipam/etcd_keys.h"
 #include "ipam/pool_set.h"
 
@@ -446,13 +447,16 @@ int rn_block_owned(struct rn_etcd *c, const char *prefix, const char *node,
 int rn_block_release(struct rn_etcd *c, const char *prefix, const struct rn_block *b,
 		     struct rn_error *e)
 {
-	char key[RN_ETCD_KEY_MAX];
+	char key[RN_ETCD_KEY_MAX], used[RN_ETCD_KEY_MAX];
 	bool ok;
 	int err;
 
 	rn_block_key(key, prefix, b->pool, b->family, b->base);
+	/* its published addresses go with it (block_publish.h) */
+	rn_block_used_key(used, prefix, b->pool, b->family, b->base);
 	rn_etcd_deadline(c);
 	err = rn_etcd_txn(c, json_pack("[o]", rn_etcd_cmp_mod(key, b->mod_revision)),
-			  json_pack("[o]", rn_etcd_op_delete(key, NULL)), NULL, &ok, NULL, 0, e);
+			  json_pack("[o, o]", rn_etcd_op_delete(key, NULL),
+				    rn_etcd_op_delete(used, NULL)), NULL, &ok, NULL, 0, e);
 	return err ? err : ok;
 }

@@ -87,8 +87,9 @@ int rn_block_list(struct rn_etcd *c, const char *prefix, const char *node,
  * not (gone, or someone else's). */
 int rn_block_owned(struct rn_etcd *c, const char *prefix, const char *node,
 		   const struct rn_block_lease *l, struct rn_block *b, struct rn_error *e);
-/* Gives one block back if it is unchanged since read: 1 released, 0 not
- * (already gone or changed). */
+/* Gives one block back if it is unchanged since read, with its published
+ * addresses (block_publish.h): 1 released, 0 not (already gone or
+ * changed). */
 int rn_block_release(struct rn_etcd *c, const char *prefix, const struct rn_block *b,
 		     struct rn_error *e);
 

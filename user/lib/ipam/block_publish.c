@@ -36,7 +36,8 @@ void rn_block_pub_free(struct rn_block_pub *pub)
 	free(pub);
 }
 
-static void key_used(char *out, const char *prefix, const char *pool, int family, rn_u128 base)
+void rn_block_used_key(char *out, const char *prefix, const char *pool, int family,
+		       rn_u128 base)
 {
 	char hex[33];
 	struct rn_addr a;
@@ -149,23 +150,14 @@ int rn_block_publish(struct rn_etcd *c, const char *prefix, const char *node,
 		char *value = json_dumps(v, JSON_COMPACT);
 
 		json_decref(v);
-		key_used(key, prefix, blocks[i].pool, blocks[i].family, blocks[i].base);
+		rn_block_used_key(key, prefix, blocks[i].pool, blocks[i].family, blocks[i].base);
 		if (value)
 			json_array_append_new(ops, rn_etcd_op_put_lease(key, value, l->id));
 		free(value);
 	}
-	/* blocks given back since: their records go */
-	for (unsigned int i = 0; i < p->n; i++) {
-		bool kept = false;
-		char key[RN_ETCD_KEY_MAX];
-
-		for (int k = 0; k < n && !kept; k++)
-			kept = next[k].base == p->e[i].base && !strcmp(next[k].pool, p->e[i].pool);
-		if (kept)
-			continue;
-		key_used(key, prefix, p->e[i].pool, p->e[i].family, p->e[i].base);
-		json_array_append_new(ops, rn_etcd_op_delete(key, NULL));
-	}
+	/* blocks given back since are forgotten: rn_block_release deleted
+	 * their records with them (a delete here could hit the record of a
+	 * node that claimed the block since) */
 	changed = (int)json_array_size(ops);
 	err = changed ? send_ops(c, ops, e) : 0;
 	json_decref(ops);
@@ -250,7 +242,7 @@ int rn_block_published(const struct rn_ipam_settings *st, const char *pool,
 			    (pool && strcmp(pool, p->name)) ||
 			    !rn_seg_contains(p->segs, p->n_segs, a))
 				continue;
-			key_used(key, st->prefix, p->name, addr->family,
+			rn_block_used_key(key, st->prefix, p->name, addr->family,
 				 a & ~rn_block_last(addr->family, 0, p->block));
 			err = rn_etcd_get(c, key, NULL, 0, false, false, &r, e);
 		} else {

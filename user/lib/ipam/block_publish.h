@@ -9,8 +9,8 @@
  * put under the node's lease (it goes with the lease, as the block does).
  * The agent's tick rewrites the key of each of its blocks whose addresses
  * changed since it last did, at most every RN_BLOCK_PUBLISH_MIN_MS, in one
- * transaction per tick (nothing on the ADD path), and deletes the keys of
- * blocks it gave back. So a published record is at most one tick interval
+ * transaction per tick (nothing on the ADD path); rn_block_release deletes
+ * a block's record in the transaction that gives the block back. So a published record is at most one tick interval
  * plus RN_BLOCK_PUBLISH_MIN_MS old while the node's agent runs and etcd
  * answers; "at" says when it was written. It is a report, never used to
  * decide what to hand out. */
@@ -51,6 +51,10 @@ int rn_block_publish(struct rn_etcd *c, const char *prefix, const char *node,
 int rn_block_published(const struct rn_ipam_settings *st, const char *pool,
 		       const struct rn_addr *addr, const struct rn_pool *pools,
 		       unsigned int n_pools, struct rn_block_pub_addr **out, struct rn_error *e);
+
+/* P/used/<pool>/<hex base> (RN_ETCD_KEY_MAX bytes). */
+void rn_block_used_key(char *out, const char *prefix, const char *pool, int family,
+		       rn_u128 base);
 
 /* A published address as JSON: the allocation's fields and
  * "published_at" (when its record was written). */
