@@ -81,9 +81,20 @@ def register(args):
         time.sleep(0.1)
     if not sock:
         return {'error': 'no socket appeared in %s' % args.registry}
+    # kubelet's plugin manager retries a registration that failed (a
+    # socket left by a killed plugin refuses connections until the plugin
+    # binds it again)
+    while True:
+        try:
+            with grpc.insecure_channel('unix:' + sock) as ch:
+                info = rpc.RegistrationStub(ch).GetInfo(pb.InfoRequest(), timeout=10)
+            break
+        except grpc.RpcError as e:
+            if time.time() >= deadline:
+                return {'error': 'GetInfo: %s: %s' % (e.code().name, e.details())}
+            time.sleep(0.2)
     with grpc.insecure_channel('unix:' + sock) as ch:
         stub = rpc.RegistrationStub(ch)
-        info = stub.GetInfo(pb.InfoRequest(), timeout=10)
         res = {'socket': os.path.basename(sock), 'type': info.type, 'name': info.name,
                'endpoint': info.endpoint, 'versions': list(info.supported_versions),
                'service': None, 'error': None}

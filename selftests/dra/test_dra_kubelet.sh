@@ -164,13 +164,24 @@ check_eq "the released VF: another claim gets it" \
 check_eq "state file: the claims still prepared" \
 	"$(jq -c '.claims | keys' "$DRA_STATE/prepared.json")" "[\"$U2\",\"$U3\",\"$U5\",\"$U9\"]"
 
+# --- kill -9: the sockets stay behind, a new agent serves over them --------------------
+kill -9 "$RN_AGENT_PID"
+wait "$RN_AGENT_PID" 2>/dev/null
+check "agent killed (-9): its sockets left behind" test -S "$DRA_SOCK"
+check "agent starts again over them" rn_agent_start "$RN_TMP/config.json"
+reg=$(dra_kubelet register --registry "$DRA_KUBELET/plugins_registry" --driver "$DRA_DRIVER")
+check_eq "after kill -9: registered again" "$(jq -r .error <<<"$reg")" null
+out=$(dra_prepare v1.DRAPlugin default/good/$U9)
+check_eq "after kill -9: a prepared claim answers from the state file" \
+	"$(jq -c "[.claims[\"$U9\"].error, .claims[\"$U9\"].devices[0].device]" <<<"$out")" '["","mlx5-1-port1"]'
+
 # --- kubelet restart: it cleans plugins_registry and finds the driver again -------------
 rm -f "$DRA_KUBELET/plugins_registry/"*
 reg=$(dra_kubelet register --registry "$DRA_KUBELET/plugins_registry" --driver "$DRA_DRIVER")
 check_eq "kubelet restart: the registration socket is served again, registered" \
 	"$(jq -r .error <<<"$reg")" null
-check_eq "... registered three times in all (start, agent restart, kubelet restart)" \
-	"$(grep -c "DRA driver $DRA_DRIVER: registered with kubelet" "$RN_TMP/agent.log")" 3
+check_eq "... registered four times in all (start, agent restart, kill -9, kubelet restart)" \
+	"$(grep -c "DRA driver $DRA_DRIVER: registered with kubelet" "$RN_TMP/agent.log")" 4
 out=$(dra_unprepare v1.DRAPlugin team-a/shared2/$U2 team-b/shared3/$U3 default/good/$U9 default/vf2/$U5)
 check_eq "after the kubelet restart: the claims unprepared" \
 	"$(jq -c '[.grpc_error, [.claims[].error]]' <<<"$out")" '[null,["","","",""]]'

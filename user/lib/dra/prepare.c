@@ -124,18 +124,32 @@ static void release_vfs(struct rn_dra_driver *d, const struct rn_dra_prepared *p
 	}
 }
 
+/* this node's devices as they are now (the model read from sysfs) */
+static int node_devices(struct rn_dra_driver *d, struct rn_rdma_model *m,
+			struct rn_dra_device **devs, int *n_devs, struct rn_error *e)
+{
+	*devs = NULL;
+	*n_devs = 0;
+	if (rn_rdma_model_load(m, &d->cfg.roots, RN_RDMA_SRC_SYSFS, e))
+		return e ? e->code : -EIO;
+	if (rn_dra_devices(m, devs, n_devs, e)) {
+		rn_rdma_model_free(m);
+		return e ? e->code : -ENOMEM;
+	}
+	return 0;
+}
+
 static int prepare_new(struct rn_dra_driver *d, const struct rn_dra_claim *c,
 		       struct rn_dra_prepared *p, struct rn_error *e)
 {
 	const struct rn_dra_device *picked[RN_DRA_MAX_RESULTS];
 	struct rn_rdma_model m = { 0 };
-	struct rn_dra_device *devs = NULL;
-	int n_devs = 0, err;
+	struct rn_dra_device *devs;
+	int n_devs, err;
 
-	if (rn_rdma_model_load(&m, &d->cfg.roots, RN_RDMA_SRC_SYSFS, e))
+	if (node_devices(d, &m, &devs, &n_devs, e))
 		return e ? e->code : -EIO;
-	err = rn_dra_devices(&m, &devs, &n_devs, e) ||
-	      resolve(d, c, devs, n_devs, p, picked, e);
+	err = resolve(d, c, devs, n_devs, p, picked, e);
 	for (int i = 0; !err && i < p->n_devices; i++) {
 		if (picked[i]->kind != RN_DRA_VF)
 			continue;
@@ -161,12 +175,11 @@ static int respec(struct rn_dra_driver *d, const struct rn_dra_prepared *p, stru
 {
 	const struct rn_dra_device *picked[RN_DRA_MAX_RESULTS];
 	struct rn_rdma_model m = { 0 };
-	struct rn_dra_device *devs = NULL;
-	int n_devs = 0, err;
+	struct rn_dra_device *devs;
+	int n_devs, err = 0;
 
-	if (rn_rdma_model_load(&m, &d->cfg.roots, RN_RDMA_SRC_SYSFS, e))
+	if (node_devices(d, &m, &devs, &n_devs, e))
 		return e ? e->code : -EIO;
-	err = rn_dra_devices(&m, &devs, &n_devs, e);
 	for (int i = 0; !err && i < p->n_devices; i++) {
 		picked[i] = find_device(devs, n_devs, p->devices[i].device);
 		if (!picked[i])
