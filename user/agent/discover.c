@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "discover.h"
 #include "log.h"
-#include "rdma/rdma_config.h"
-#include "rdma/roce_netdevs.h"
+#include "rdma/rdma.h"
 
 /* Discovery runs every tick: a failure is logged when it starts or
  * changes, and its end once, not every tick. */

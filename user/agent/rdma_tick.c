@@ -13,11 +13,7 @@
 #include <string.h>
 
 #include "log.h"
-#include "rdma/gid.h"
-#include "rdma/gid_watch.h"
-#include "rdma/pod_addrs.h"
-#include "rdma/rdma_config.h"
-#include "rdma/roce_qos.h"
+#include "rdma/rdma.h"
 #include "rdma_tick.h"
 
 /* What the last tick reported per (device, port, knob): a failure is

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "log.h"
-#include "rdma/rdma_config.h"
+#include "rdma/rdma.h"
 #include "sriov/sriov.h"
 #include "sriov_agent.h"
 

@@ -13,8 +13,7 @@
 #include "link.h"
 #include "log.h"
 #include "nl_errno.h"
-#include "rdma/rdma_config.h"
-#include "rdma/rdma_nl.h"
+#include "rdma/rdma.h"
 #include "vf.h"
 
 /* One RTM_SETLINK on ifindex: any of new name, alias, netns, MTU, MAC,

@@ -15,7 +15,7 @@
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
 
-#include "rdma/rdma_nl.h"
+#include "rdma/rdma.h"
 #include "vf.h"
 
 /* The bus address the driver of netdev ifname reports (this netns). */

@@ -10,9 +10,7 @@
 #include <string.h>
 
 #include "ctl.h"
-#include "rdma/model.h"
-#include "rdma/model_json.h"
-#include "rdma/rdma_config.h"
+#include "rdma/rdma.h"
 
 static void print_pci(const struct rn_rdma_dev *d)
 {

@@ -14,7 +14,7 @@
 #include "netdev.h"
 #include "doctor/doctor.h"
 #include "sriov/sriov.h"
-#include "rdma/roce_netdevs.h"
+#include "rdma/rdma.h"
 
 static bool bpffs_at(const char *pin_dir)
 {

@@ -9,9 +9,7 @@
 #include <string.h>
 
 #include "ctl.h"
-#include "rdma/gid.h"
-#include "rdma/nccl_env.h"
-#include "rdma/rdma_config.h"
+#include "rdma/rdma.h"
 
 static json_t *env_json(const struct rn_env *env, const struct rn_env_var *vars)
 {

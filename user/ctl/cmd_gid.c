@@ -5,10 +5,7 @@
 #include <string.h>
 
 #include "ctl.h"
-#include "rdma/gid.h"
-#include "rdma/model.h"
-#include "rdma/model_json.h"
-#include "rdma/rdma_config.h"
+#include "rdma/rdma.h"
 
 static void print_table(const struct rn_rdma_model *m, const char *dev)
 {

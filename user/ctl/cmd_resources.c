@@ -18,7 +18,7 @@
 
 #include "ctl.h"
 #include "devplugin/devplugin.h"
-#include "rdma/rdma_config.h"
+#include "rdma/rdma.h"
 
 static int healthy_units(const struct rn_dp_view *v)
 {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "ctl.h"
-#include "rdma/rdma_config.h"
+#include "rdma/rdma.h"
 #include "sriov/sriov.h"
 
 static int vf_show(struct ctl *ctl, const struct ctl_args *a)

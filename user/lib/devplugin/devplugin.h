@@ -32,8 +32,7 @@
 
 #include "config.h"
 #include "error.h"
-#include "rdma/model.h"
-#include "rdma/selectors.h"
+#include "rdma/rdma.h"
 #include "sriov/sriov.h"
 
 #define RN_DP_DEFAULT_KUBELET_DIR "/var/lib/kubelet"

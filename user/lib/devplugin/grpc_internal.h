@@ -18,7 +18,7 @@
 #include "devplugin/grpc_endpoint.h"
 
 #include "devplugin/devplugin.h"
-#include "rdma/roots.h"
+#include "rdma/rdma.h"
 
 enum dp_reg_state { DP_REG_IDLE, DP_REG_PENDING, DP_REG_DONE, DP_REG_WAIT };
 

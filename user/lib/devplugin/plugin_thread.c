@@ -16,8 +16,7 @@
 #include "devplugin/grpc_internal.h"
 #include "log.h"
 #include "mem_trim.h"
-#include "rdma/rdma_config.h"
-#include "rdma/sysfs_attr.h"
+#include "rdma/rdma.h"
 
 #define TICK_MS 100
 #define SERVE_RETRY_S 2.0

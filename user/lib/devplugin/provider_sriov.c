@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "devplugin/devplugin.h"
-#include "rdma/sysfs_attr.h"
+#include "rdma/rdma.h"
 
 static int vf_numa(const struct rn_rdma_model *m, const char *pci)
 {

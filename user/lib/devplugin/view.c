@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "devplugin/devplugin.h"
-#include "rdma/sysfs_attr.h"
+#include "rdma/rdma.h"
 
 static int hca_numa(const struct rn_rdma_model *m, const struct rn_rdma_dev *d)
 {

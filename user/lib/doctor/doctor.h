@@ -9,9 +9,7 @@
 #include <stdbool.h>
 #include <rdmanet/master.h>
 
-#include "rdma/model.h"
-#include "rdma/pod_addrs.h"
-#include "rdma/rdma_config.h"
+#include "rdma/rdma.h"
 
 enum rn_check_status { RN_CHECK_PASS = 0, RN_CHECK_WARN, RN_CHECK_FAIL };
 

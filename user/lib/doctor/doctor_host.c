@@ -6,8 +6,7 @@
 #include <string.h>
 
 #include "doctor/doctor.h"
-#include "rdma/drivers.h"
-#include "rdma/sysfs_attr.h"
+#include "rdma/rdma.h"
 #include "sriov/sriov.h"
 
 static bool module_loaded(const struct rn_doctor_facts *f, const char *name)

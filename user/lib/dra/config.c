@@ -9,7 +9,7 @@
 
 #include "dra/dra.h"
 #include "json_fields.h"
-#include "rdma/rdma_config.h"
+#include "rdma/rdma.h"
 
 #define SUN_PATH_MAX 108
 

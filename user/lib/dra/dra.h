@@ -35,7 +35,7 @@
 
 #include "config.h"
 #include "error.h"
-#include "rdma/model.h"
+#include "rdma/rdma.h"
 
 #define RN_DRA_DEFAULT_DRIVER "rdma.rdmanet.io"
 #define RN_DRA_DEFAULT_KUBELET_DIR "/var/lib/kubelet"

@@ -9,7 +9,7 @@
 #include "devplugin/devplugin.h"
 #include "dra/dra.h"
 #include "ipam/ipam_config.h"
-#include "rdma/rdma_config.h"
+#include "rdma/rdma.h"
 #include "sriov/sriov.h"
 
 const struct rn_config_section rn_config_sections[] = {

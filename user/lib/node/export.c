@@ -3,7 +3,7 @@
 #include "datapath/datapath.h"
 #include "sriov/sriov.h"
 #include "ipam/ipam_config.h"
-#include "rdma/rdma_config.h"
+#include "rdma/rdma.h"
 #include "textfile.h"
 #include "version.h"
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rdma/sysfs_attr.h"
+#include "rdma/rdma.h"
 #include "sriov/sriov.h"
 
 void rn_sriov_env_name(const char *resource, char *buf, size_t size)

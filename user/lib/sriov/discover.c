@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "netaddr.h"
-#include "rdma/sysfs_attr.h"
+#include "rdma/rdma.h"
 #include "sriov/sriov.h"
 
 bool rn_sriov_pci_valid(const char *s)

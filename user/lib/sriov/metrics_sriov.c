@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "textfile.h"
-#include "rdma/rdma_config.h"
+#include "rdma/rdma.h"
 #include "sriov/sriov.h"
 
 /* One sample per VF: its health, or whether a pod holds it. */

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rdma/sysfs_attr.h"
+#include "rdma/rdma.h"
 #include "sriov/sriov.h"
 
 void rn_sriov_report_add(struct rn_sriov_report *r, const char *fmt, ...)

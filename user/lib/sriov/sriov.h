@@ -54,8 +54,7 @@
 
 #include "config.h"
 #include "error.h"
-#include "rdma/model.h"
-#include "rdma/roots.h"
+#include "rdma/rdma.h"
 
 #define RN_SRIOV_MAX_PFS 64
 #define RN_SRIOV_MAX_SEL 32

@@ -18,8 +18,7 @@
 #include <netlink/socket.h>
 
 #include "nl_errno.h"
-#include "rdma/rdma_nl.h"
-#include "rdma/sysfs_attr.h"
+#include "rdma/rdma.h"
 #include "sriov/sriov.h"
 
 static struct nl_sock *route_sock(struct rn_error *e)
