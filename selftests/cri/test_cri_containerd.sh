@@ -20,6 +20,7 @@
 #  - an ADD that fails (pool exhausted): RunPodSandbox fails, containerd's
 #    DEL leaves nothing behind; kubelet's retry succeeds once the pod that
 #    held the address has died (DEL without a netns) and freed it;
+#  - a dual-stack pod: PodSandboxStatus has both families;
 #  - a chained conflist (rdmanet, then the reference tuning plugin).
 # Not here, because containerd cannot produce them: rdmanet as a Multus
 # secondary network (needs Multus as the primary plugin) and Multus's
@@ -198,6 +199,21 @@ check_eq "  the data path has tiny-b only, with it" \
 	"$(cni_ctl -j pod show | jq -c '[.[] | [.pod, .ips]]')" '[["tiny-b",["10.81.1.5"]]]'
 cri stop-pod "$b" && cri remove-pod "$b"
 check_eq "  stopped, nothing held" "$(held "$b") $(regs)" " 0"
+
+# --- dual stack: containerd reports both families ------------------------------------
+conflist "$CONF" rdmanet-dual '[{"type": "rdmanet", "master": "ra0",
+	"ippools": {"ipv4": ["railA-v4"], "ipv6": ["railA-v6"]}, "gatewayCheck": false, "ipConflictCheck": false}]'
+check "containerd loads the dual-stack config" cni_wait "$CRI_PID" cri_conf_loaded rdmanet-dual
+id=$(cri run-pod dual-0 uid-dual-0 team-c)
+st=$(cri pod-status "$id")
+check_eq "dual stack: PodSandboxStatus has the IPv4 address first, the IPv6 one after" \
+	"$(jq -c '[.network.ip, .network.additional_ips]' <<<"$st")" \
+	"$(cni_ctl -j pod show | jq -c '.[0].ips | [.[0], .[1:]]')"
+check "  from railA-v4 and railA-v6" \
+	grep -qE '^\["10\.81\.0\.[0-9]+",\["fd81::[0-9a-f]+"\]\]$' <<<"$(jq -c '[.network.ip, .network.additional_ips]' <<<"$st")"
+check "  StopPodSandbox succeeds" cri stop-pod "$id"
+check_eq "  DEL released both" "$(held "$id") $(regs)" " 0"
+cri remove-pod "$id"
 
 # --- a chained conflist: rdmanet, then tuning ------------------------------------------
 conflist "$CONF" rdmanet-chain "[$(rdmanet railA-v4), {\"type\": \"tuning\", \"mtu\": 1400}]"
