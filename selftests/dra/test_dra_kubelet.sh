@@ -188,5 +188,18 @@ check_eq "after the kubelet restart: the claims unprepared" \
 check_eq "nothing left: no spec, no hold, no claim recorded" \
 	"$(ls "$DRA_CDI" | wc -l) $(ls "$DRA_HOLDS/sriov/"*.json 2>/dev/null | wc -l) $(jq -c '.claims' "$DRA_STATE/prepared.json")" \
 	"0 0 {}"
+
+# --- config reload: the section turned off, then on again with another driver name ------
+# wait_for COMMAND...: until it succeeds (20 s at most)
+wait_for() { for _ in $(seq 200); do "$@" && return 0; sleep 0.1; done; return 1; }
+dra_config "$RN_TMP/config.json" '"enabled": false'
+check "reload, enabled false: the DRA sockets go" \
+	wait_for eval '[ ! -e "$DRA_SOCK" ] && [ ! -e "$DRA_KUBELET/plugins_registry/$DRA_DRIVER-reg.sock" ]'
+check "... the agent says so" grep -q "DRA driver stopped" "$RN_TMP/agent.log"
+dra_config "$RN_TMP/config.json" '"driver": "roce.example.com"'
+reg=$(dra_kubelet register --registry "$DRA_KUBELET/plugins_registry" --driver roce.example.com)
+check_eq "reload, another driver name: registered under it, its own socket" \
+	"$(jq -r '[.error, .name, .endpoint] | tostring' <<<"$reg")" \
+	"[null,\"roce.example.com\",\"$DRA_KUBELET/plugins/roce.example.com/dra.sock\"]"
 check "the data path kept running" eval 'rn_ctl stats -j >/dev/null'
 tap_done

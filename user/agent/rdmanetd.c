@@ -168,11 +168,11 @@ struct fixed {
  * textfile). The keys in struct fixed need a restart: said, and kept. */
 static void reload(struct rn_config *c, const struct fixed *fx, const char *path,
 		   const char *text, const char *publish, const struct rn_maps *m,
-		   struct rn_dp_server **dp)
+		   struct rn_dp_server **dp, struct rn_dra_server **dra)
 {
 	struct rn_error e = { 0 };
 	struct rn_config n;
-	bool dp_changed;
+	bool dp_changed, dra_changed;
 
 	if (rn_config_parse(&n, text, &e)) {
 		rn_err("config %s: %s; keeping the last good config", path, e.msg);
@@ -199,6 +199,7 @@ static void reload(struct rn_config *c, const struct fixed *fx, const char *path
 					: !n.device_plugin) ||
 		     !(c->sriov ? n.sriov && json_equal(c->sriov, n.sriov) : !n.sriov) ||
 		     (*dp && rn_dp_server_stale(*dp, &n));
+	dra_changed = !rn_dra_config_same(c, &n);
 	rn_config_free(c);
 	*c = n;
 	rn_info("config %s: reloaded (%d master(s)%s, qos dscp %d/%d ecn %s, textfile every %ds)",
@@ -219,6 +220,15 @@ static void reload(struct rn_config *c, const struct fixed *fx, const char *path
 			rn_err("%s", e.msg);
 		else
 			rn_info("config %s: device plugin %s", path, *dp ? "restarted" : "stopped");
+	}
+	/* the DRA driver too (what is prepared stays, in its state file) */
+	if (dra_changed) {
+		rn_dra_stop(*dra);
+		*dra = NULL;
+		if (rn_dra_wanted(c) && !(*dra = rn_dra_start(c, &e)))
+			rn_err("%s", e.msg);
+		else
+			rn_info("config %s: DRA driver %s", path, *dra ? "restarted" : "stopped");
 	}
 	if (publish)
 		rn_config_publish(publish, text, strlen(text));
@@ -334,6 +344,7 @@ struct loop {
 	const char *publish, *health_file;
 	const struct rn_maps *m;
 	struct rn_dp_server *dp;
+	struct rn_dra_server *dra;
 };
 
 static void reload_if_changed(struct loop *l)
@@ -341,7 +352,7 @@ static void reload_if_changed(struct loop *l)
 	char *text = rn_config_watch_changed(l->w);
 
 	if (text)
-		reload(l->c, l->fx, l->w->path, text, l->publish, l->m, &l->dp);
+		reload(l->c, l->fx, l->w->path, text, l->publish, l->m, &l->dp, &l->dra);
 	free(text);
 }
 
@@ -382,7 +393,6 @@ static void tick(struct loop *l)
 static void follow(struct loop *l)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
-	struct rn_dra_server *dra = NULL;
 	struct rn_error e = { 0 };
 
 	rn_info("config: following %s%s", l->w->path, l->w->fd >= 0 ?
@@ -394,8 +404,8 @@ static void follow(struct loop *l)
 	 * never waits for kubelet */
 	if (rn_dp_wanted(l->c) && !(l->dp = rn_dp_start(l->c, &e)))
 		rn_err("%s", e.msg);
-	/* the DRA kubelet plugin too, beside it; its section is read at start */
-	if (rn_dra_wanted(l->c) && !(dra = rn_dra_start(l->c, &e)))
+	/* the DRA kubelet plugin too, beside it */
+	if (rn_dra_wanted(l->c) && !(l->dra = rn_dra_start(l->c, &e)))
 		rn_err("%s", e.msg);
 	while (!stop) {
 		wait_for_tick(l, now_ms() + 1000LL * (l->c->textfile.interval_s > 0 ?
@@ -404,7 +414,7 @@ static void follow(struct loop *l)
 			break;
 		tick(l);
 	}
-	rn_dra_stop(dra);
+	rn_dra_stop(l->dra);
 	rn_dp_stop(l->dp);
 	rn_info("stopping; programs stay attached and maps pinned");
 }

@@ -162,3 +162,17 @@ bool rn_dra_wanted(const struct rn_config *c)
 
 	return !rn_dra_config_parse(c, &cfg, NULL) && cfg.enabled;
 }
+
+bool rn_dra_config_same(const struct rn_config *a, const struct rn_config *b)
+{
+	struct rn_dra_config x, y;
+
+	if (rn_dra_config_parse(a, &x, NULL) || rn_dra_config_parse(b, &y, NULL))
+		return false;
+	return x.enabled == y.enabled && !strcmp(x.driver, y.driver) &&
+	       !strcmp(x.pool, y.pool) && !strcmp(x.plugin_dir, y.plugin_dir) &&
+	       !strcmp(x.registry_dir, y.registry_dir) && !strcmp(x.claims_dir, y.claims_dir) &&
+	       !strcmp(x.state_dir, y.state_dir) && !strcmp(x.cdi_dir, y.cdi_dir) &&
+	       !strcmp(x.hold_dir, y.hold_dir) && !strcmp(x.roots.sys, y.roots.sys) &&
+	       !strcmp(x.roots.dev, y.roots.dev);
+}

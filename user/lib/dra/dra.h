@@ -79,6 +79,10 @@ void rn_dra_socket_paths(const struct rn_dra_config *cfg, char *reg, size_t reg_
 			 char *plugin, size_t plugin_size);
 /* Whether the agent serves the DRA driver (a "dra" section, enabled). */
 bool rn_dra_wanted(const struct rn_config *c);
+/* Whether a and b give the DRA driver the same settings (its section and
+ * what it takes from the rest: node name, cni.state_dir, the sysfs root):
+ * if not, a config reload restarts it. */
+bool rn_dra_config_same(const struct rn_config *a, const struct rn_config *b);
 /* resource.k8s.io's rule for a driver name: a DNS subdomain of at most 63
  * characters, lowercase. */
 int rn_dra_driver_name_check(const char *name, struct rn_error *e);
