@@ -20,7 +20,7 @@
 #  - an ADD that fails (pool exhausted): RunPodSandbox fails, containerd's
 #    DEL leaves nothing behind; kubelet's retry succeeds once the pod that
 #    held the address has died (DEL without a netns) and freed it;
-#  - a dual-stack pod: PodSandboxStatus has both families;
+#  - a dual-stack pod: PodSandboxStatus has both families; a 0.4.0 conflist;
 #  - a chained conflist (rdmanet, then the reference tuning plugin).
 # Not here, because containerd cannot produce them: rdmanet as a Multus
 # secondary network (needs Multus as the primary plugin) and Multus's
@@ -213,6 +213,18 @@ check "  from railA-v4 and railA-v6" \
 	grep -qE '^\["10\.81\.0\.[0-9]+",\["fd81::[0-9a-f]+"\]\]$' <<<"$(jq -c '[.network.ip, .network.additional_ips]' <<<"$st")"
 check "  StopPodSandbox succeeds" cri stop-pod "$id"
 check_eq "  DEL released both" "$(held "$id") $(regs)" " 0"
+cri remove-pod "$id"
+
+# --- a 0.4.0 conflist: containerd reads the older result ------------------------------
+conflist "$CONF" rdmanet-v040 "[$(rdmanet railA-v4)]"
+jq '.cniVersion = "0.4.0"' "$CONF" >"$CONF.tmp" && mv "$CONF.tmp" "$CONF"
+check "containerd loads the 0.4.0 config" cni_wait "$CRI_PID" cri_conf_loaded rdmanet-v040
+id=$(cri run-pod old-0 uid-old-0 team-c)
+ip=$(pod_ip "$id")
+check "0.4.0: PodSandboxStatus has the address the pod's eth0 has ($ip)" \
+	test -n "$ip" -a "$(addr_in "$(cri_pod_netns "$id")")" = "$ip/24"
+check "  StopPodSandbox succeeds" cri stop-pod "$id"
+check_eq "  DEL released it" "$(held "$id") $(regs)" " 0"
 cri remove-pod "$id"
 
 # --- a chained conflist: rdmanet, then tuning ------------------------------------------
