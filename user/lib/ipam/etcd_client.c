@@ -131,6 +131,19 @@ bool rn_etcd_expired(const struct rn_etcd *c)
 
 /* One POST to one endpoint: 1 with *resp set, 0 if another endpoint or a
  * later try may do better (c->last_error says why), or a negative error. */
+/* Under TLS 1.3 a server that refuses our client certificate does so
+ * after the handshake: libcurl may then see the alert, or only the
+ * connection closed ("Connection reset by peer"). Say what it may mean. */
+static const char *tls_closed_hint(const struct rn_etcd *c, CURLcode rc)
+{
+	if (!c->st->tls.cert_file[0] ||
+	    (rc != CURLE_RECV_ERROR && rc != CURLE_SEND_ERROR && rc != CURLE_SSL_CONNECT_ERROR))
+		return "";
+	if (c->curl_error[0] && strcasestr(c->curl_error, "certificate"))
+		return "";
+	return " (etcd may have refused the client certificate: check ipam.tls)";
+}
+
 static int try_endpoint(struct rn_etcd *c, unsigned int idx, const char *path, const char *body,
 			long timeout_ms, json_t **resp, struct rn_error *e)
 {
@@ -163,8 +176,9 @@ static int try_endpoint(struct rn_etcd *c, unsigned int idx, const char *path, c
 		/* a timeout after another failure (a TLS alert: the cluster
 		 * refused our certificate) keeps the failure that says why */
 		if (rc != CURLE_OPERATION_TIMEDOUT || !c->other_error)
-			snprintf(c->last_error, sizeof(c->last_error), "%s: %s", ep,
-				 c->curl_error[0] ? c->curl_error : c->api->easy_strerror(rc));
+			snprintf(c->last_error, sizeof(c->last_error), "%s: %s%s", ep,
+				 c->curl_error[0] ? c->curl_error : c->api->easy_strerror(rc),
+				 tls_closed_hint(c, rc));
 		c->other_error |= rc != CURLE_OPERATION_TIMEDOUT;
 		return 0;
 	}
