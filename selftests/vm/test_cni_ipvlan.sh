@@ -9,6 +9,7 @@
 
 RN_PIN_VM=/sys/fs/bpf/rncni
 POD=cnipod
+POD2=cnipod2
 
 node_a() {
 	local cni=$RN_BUILD/bin/rdmanet ctl="$RN_BUILD/bin/rdmanetctl -c /tmp/node.json"
@@ -79,6 +80,32 @@ JSON
 	check_eq "ipvlan l2: its own gratuitous ARP is no claim" "$(refused arp_claim)" 1
 	$craft udp4 src="${ip%/*}" dst="$VM_PEER_IP" smac=02:00:00:00:00:99
 	check_eq "ipvlan l2: a forged Ethernet source counted (source_mac)" "$(refused source_mac)" 1
+
+	# a sibling ipvlan pod on eth0: same MAC, another dev_id, so its
+	# link-local address differs from pod1's only there; pod1 may announce
+	# its own but not the sibling's
+	local env2 ll1 ll2
+	ip netns add "$POD2"
+	ip -n "$POD2" link set lo up
+	env2=(RDMANET_CONFIG=/tmp/node.json CNI_CONTAINERID=c-vm2 CNI_IFNAME=net1
+	      CNI_NETNS=/run/netns/$POD2 CNI_PATH=/opt/cni/bin
+	      "CNI_ARGS=IgnoreUnknown=1;K8S_POD_NAMESPACE=vm;K8S_POD_NAME=pod2")
+	env -i CNI_COMMAND=ADD "${env2[@]}" "$cni" <$net >/tmp/out2.json 2>/tmp/add2.err
+	check_eq "ADD of a sibling ipvlan pod exits 0" $? 0
+	ll_of() { ip -n "$1" -j -6 addr show dev net1 scope link | jq -r '.[0].addr_info[0].local'; }
+	ll1=$(ll_of "$POD") ll2=$(ll_of "$POD2")
+	echo "# link-local: pod1 $ll1 (dev_id $(ip netns exec "$POD" cat /sys/class/net/net1/dev_id)), pod2 $ll2 (dev_id $(ip netns exec "$POD2" cat /sys/class/net/net1/dev_id))"
+	check "the siblings' link-local addresses differ" test -n "$ll2" -a "$ll1" != "$ll2"
+	$craft na src="$ll1" target="$ll1"
+	check_eq "ipvlan l2: an NA for its own link-local address is no claim" "$(refused nd_claim)" 0
+	$craft na src="$ll1" target="$ll2"
+	check_eq "ipvlan l2: an NA for the sibling's link-local address counted (nd_claim)" \
+		"$(refused nd_claim)" 1
+	$craft ns src="$ll2" target=fe80::1
+	check_eq "ipvlan l2: an NS from the sibling's link-local address counted (source_ip)" \
+		"$(refused source_ip)" 2
+	env -i CNI_COMMAND=DEL "${env2[@]}" "$cni" <$net >/dev/null 2>&1
+	check_eq "DEL of the sibling exits 0" $? 0
 
 	jq --slurpfile r $out '. + {prevResult: $r[0]}' $net >$prev
 	env -i CNI_COMMAND=CHECK "${env[@]}" "$cni" <$prev >/tmp/check.out 2>&1
