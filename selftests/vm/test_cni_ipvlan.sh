@@ -104,6 +104,30 @@ JSON
 	$craft ns src="$ll2" target=fe80::1
 	check_eq "ipvlan l2: an NS from the sibling's link-local address counted (source_ip)" \
 		"$(refused source_ip)" 2
+
+	# enforce: ipvlan l2 hands multicast to the siblings inside the driver;
+	# the sibling gets pod1's announcement of its own address, never the
+	# one for the sibling's
+	jq '.masters[0].policy = "enforce"' /tmp/node.json >/tmp/node-enforce.json
+	check "rdmanetd --once puts eth0 in enforce" \
+		"$RN_BUILD/bin/rdmanetd" --once --config /tmp/node-enforce.json
+	drops() { $ctl -j stats --pod vm/pod1 | jq '.pods[0].drops.spoofed_source'; }
+	local cap=/tmp/sibling.pcap d0 tcpd
+	ip netns exec "$POD2" tcpdump -i net1 -Q in -nn -U -w $cap 'icmp6 and ip6[40] == 136' \
+		2>/tmp/sibling.err &
+	tcpd=$!
+	sleep 1
+	d0=$(drops)
+	$craft na src="$ll1" target="$ll2"
+	$craft na src="$ll1" target="$ll1"
+	sleep 0.5
+	kill $tcpd
+	wait $tcpd 2>/dev/null
+	check_eq "enforce: the NA for the sibling's link-local address dropped (drops +1)" \
+		"$(( $(drops) - d0 ))" 1
+	tgt() { tcpdump -r $cap -nn 2>/dev/null | grep -c "tgt is $1,"; }
+	check_eq "the sibling received pod1's NA for its own address, not the other (own/sibling's)" \
+		"$(tgt "$ll1")/$(tgt "$ll2")" "1/0"
 	env -i CNI_COMMAND=DEL "${env2[@]}" "$cni" <$net >/dev/null 2>&1
 	check_eq "DEL of the sibling exits 0" $? 0
 
