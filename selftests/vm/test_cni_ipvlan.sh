@@ -6,10 +6,14 @@
 # pool's gateway and the far end of the wire, so the gateway check gets a
 # real answer; the pod's traffic to it is counted for the pod by IP (ipvlan
 # children share the master's MAC, so the data path keys them by address).
+# The per-pod program on ipvlan: monitor counts by reason; a sibling l2 pod
+# (another dev_id) whose link-local address the pod may not claim; enforce
+# with a capture in the sibling; then an l3 pod, guarded the same.
 
 RN_PIN_VM=/sys/fs/bpf/rncni
 POD=cnipod
 POD2=cnipod2
+POD3=cnipod3
 
 node_a() {
 	local cni=$RN_BUILD/bin/rdmanet ctl="$RN_BUILD/bin/rdmanetctl -c /tmp/node.json"
@@ -141,6 +145,31 @@ JSON
 	check_eq "address released" "$($ctl -j ip show --container-id c-vm --ifname net1 | jq '.allocations | length')" 0
 	env -i CNI_COMMAND=DEL "${env[@]}" "$cni" <$prev >/dev/null 2>&1
 	check_eq "DEL again exits 0" $? 0
+
+	# ipvlan l3 (the mode is the master's port's: after the l2 pods are
+	# gone): no sibling broadcast, the master's MAC still shared; the pod
+	# is guarded the same, eth0 still in enforce
+	local env3 l3net=/tmp/net-l3.json d3
+	jq '. + {ipvlanMode: "l3"}' $net >$l3net
+	ip netns add "$POD3"
+	ip -n "$POD3" link set lo up
+	env3=(RDMANET_CONFIG=/tmp/node.json CNI_CONTAINERID=c-vm3 CNI_IFNAME=net1
+	      CNI_NETNS=/run/netns/$POD3 CNI_PATH=/opt/cni/bin
+	      "CNI_ARGS=IgnoreUnknown=1;K8S_POD_NAMESPACE=vm;K8S_POD_NAME=pod3")
+	env -i CNI_COMMAND=ADD "${env3[@]}" "$cni" <$l3net >/tmp/out3.json 2>/tmp/add3.err
+	check_eq "ADD of an ipvlan l3 pod exits 0" $? 0
+	sed 's/^/# /' /tmp/add3.err
+	check_eq "kernel: net1 an ipvlan in l3 mode" \
+		"$(ip -n "$POD3" -d -j link show net1 | jq -r '.[0].linkinfo.info_data.mode')" l3
+	pstat3() { $ctl -j stats --pod vm/pod3 | jq ".pods[0]$1"; }
+	check_eq "ipvlan l3: the pod is guarded" "$(pstat3 .guarded)" true
+	d3=$(pstat3 .drops.spoofed_source)
+	ip netns exec "$POD3" python3 "$RN_SRC/selftests/tools/rn_craft.py" net1 udp4 \
+		src=192.168.77.99 dst="$VM_PEER_IP"
+	check_eq "ipvlan l3, enforce: IPv4 from a foreign source refused (source_ip) and dropped" \
+		"$(pstat3 .refused.source_ip)/$(( $(pstat3 .drops.spoofed_source) - d3 ))" "1/1"
+	env -i CNI_COMMAND=DEL "${env3[@]}" "$cni" <$l3net >/dev/null 2>&1
+	check_eq "DEL of the l3 pod exits 0" $? 0
 	vm_barrier cni-done 120
 }
 
