@@ -52,7 +52,15 @@ check_eq "kubectl kustomize deploy/etcd renders" "$? $(cat "$WORK/rendered-etcd.
 check_eq "deploy/etcd: the etcd and nothing else (Services, StatefulSet, PDB)" \
 	"$(grep -E '^kind: ' "$WORK/rendered-etcd.yaml" | sort | xargs)" \
 	"kind: PodDisruptionBudget kind: Service kind: Service kind: StatefulSet"
-MANIFESTS=("$WORK"/rendered/*.yaml "$WORK/rendered-uninstall.yaml" "$RN_SRC"/deploy/examples/*.yaml "$WORK/rendered-etcd.yaml")
+# the DRA driver's permissions (deploy/dra, applied beside an overlay)
+kubectl kustomize "$RN_SRC/deploy/dra" >"$WORK/rendered-dra.yaml" 2>"$WORK/rendered-dra.err"
+check_eq "kubectl kustomize deploy/dra renders" "$? $(cat "$WORK/rendered-dra.err")" "0 "
+flat=$(tr -s ' \n' ' ' <"$WORK/rendered-dra.yaml")
+check "deploy/dra: exactly the ResourceSlice verbs the driver uses (get list create update delete)" \
+	grep -qF -- "- apiGroups: - resource.k8s.io resources: - resourceslices verbs: - get - list - create - update - delete ---" <<<"$flat"
+check "deploy/dra: bound to the service account the agent's pods run as, in its namespace" \
+	grep -qF -- "subjects: - kind: ServiceAccount name: default namespace: $(awk '/^  name: / { print $2; exit }' "$RN_SRC/deploy/base/namespace.yaml")" <<<"$flat"
+MANIFESTS=("$WORK"/rendered/*.yaml "$WORK/rendered-uninstall.yaml" "$RN_SRC"/deploy/examples/*.yaml "$WORK/rendered-etcd.yaml" "$WORK/rendered-dra.yaml")
 MANIFESTS=($(ls "${MANIFESTS[@]}" 2>/dev/null))
 
 out=$("${CHECK[@]}" "${MANIFESTS[@]}" 2>&1)

@@ -15,7 +15,7 @@
 int main(int argc, char **argv)
 {
 	const char *sysfs = NULL, *driver = RN_DRA_DEFAULT_DRIVER, *node = NULL, *kubeconfig = NULL;
-	struct rn_dra_slice_input in = { .shared_pods = RN_DRA_SHARED_PODS_DEFAULT, .generation = 1 };
+	struct rn_dra_slice_input in = { .shared_pods = RN_DRA_DEFAULT_SHARED_PODS, .generation = 1 };
 	struct rn_rdma_model m = { 0 };
 	struct rn_rdma_roots roots;
 	struct rn_error e = { 0 };

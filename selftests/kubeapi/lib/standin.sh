@@ -5,6 +5,9 @@
 #                       foreign CA), the server with token "token-one",
 #                       requests logged to DIR/requests.log; sets
 #                       STANDIN_PORT, STANDIN_PID. Returns 1 if it cannot.
+#                       STANDIN_RUN: a command to run it under (e.g.
+#                       "nsenter --net=/run/netns/NODE": the loopback of
+#                       the netns the agent runs in)
 #   standin_kubeconfig DIR FILE   a kubeconfig for it (token-one)
 #   standin_stop
 STANDIN_PID=
@@ -27,7 +30,7 @@ standin_start() {
 		standin__cert "$dir" apiserver cluster-ca "subjectAltName=IP:127.0.0.1,DNS:localhost" &&
 		standin__cert "$dir" system:node:n1 cluster-ca "extendedKeyUsage=clientAuth" || return 1
 	echo token-one >"$dir/tokens"
-	python3 "$RN_SRC/selftests/kubeapi/apiserver_standin.py" --port-file "$dir/port" \
+	${STANDIN_RUN:-} python3 "$RN_SRC/selftests/kubeapi/apiserver_standin.py" --port-file "$dir/port" \
 		--cert "$dir/apiserver.pem" --key "$dir/apiserver-key.pem" \
 		--client-ca "$dir/cluster-ca.pem" --token-file "$dir/tokens" \
 		--log "$dir/requests.log" --fail-once-file "$dir/fail-once" 2>"$dir/standin.err" &

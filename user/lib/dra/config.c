@@ -4,6 +4,7 @@
  * the sockets' paths short enough for a unix socket. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -56,12 +57,40 @@ static json_t *section_of(const struct rn_config *c)
 	return c->root ? json_object_get(c->root, "dra") : NULL;
 }
 
+/* "slices": where and how the node's ResourceSlices are published */
+static int parse_slices(json_t *s, struct rn_dra_config *out, struct rn_error *e)
+{
+	static const char *const keys[] = { "publish", "kubeconfig", "shared_pods", "resync_s",
+					    NULL };
+	long long pods = out->slices.shared_pods, resync = out->slices.resync_s;
+
+	if (!s)
+		return 0;
+	if (!json_is_object(s))
+		return rn_fail(e, -EINVAL, "config: dra.slices: expected an object");
+	/* a kubeconfig named is a wish to publish */
+	if (json_object_get(s, "kubeconfig"))
+		out->slices.publish = true;
+	if (rn_json_only_keys(s, keys, "config: dra.slices", e) ||
+	    rn_json_bool(s, "publish", &out->slices.publish, "config: dra.slices", e) ||
+	    rn_json_string(s, "kubeconfig", out->slices.kubeconfig, sizeof(out->slices.kubeconfig),
+			   "config: dra.slices", e) ||
+	    rn_json_int(s, "shared_pods", 1, 1000000, &pods, "config: dra.slices", e) ||
+	    rn_json_int(s, "resync_s", 1, 86400, &resync, "config: dra.slices", e))
+		return e ? e->code : -EINVAL;
+	out->slices.shared_pods = (unsigned int)pods;
+	out->slices.resync_s = (unsigned int)resync;
+	if (out->slices.kubeconfig[0])
+		return absolute("slices.kubeconfig", out->slices.kubeconfig, e);
+	return 0;
+}
+
 static int parse(json_t *s, const struct rn_config *c, struct rn_dra_config *out,
 		 struct rn_error *e)
 {
 	static const char *const keys[] = { "enabled", "driver", "pool", "kubelet_dir",
 					    "plugin_dir", "registry_dir", "claims_dir",
-					    "state_dir", "cdi_dir", NULL };
+					    "state_dir", "cdi_dir", "slices", NULL };
 	char kubelet_dir[PATH_MAX] = RN_DRA_DEFAULT_KUBELET_DIR;
 	char sock[PATH_MAX + 32];
 	struct rn_error ne = { 0 };
@@ -75,6 +104,11 @@ static int parse(json_t *s, const struct rn_config *c, struct rn_dra_config *out
 		snprintf(out->pool, sizeof(out->pool), "%s", c->node);
 	else
 		gethostname(out->pool, sizeof(out->pool) - 1);
+	snprintf(out->node, sizeof(out->node), "%s", out->pool);
+	out->slices.shared_pods = RN_DRA_DEFAULT_SHARED_PODS;
+	out->slices.resync_s = RN_DRA_DEFAULT_RESYNC_S;
+	/* in a pod of the cluster (the DaemonSet) the API server is there */
+	out->slices.publish = getenv("KUBERNETES_SERVICE_HOST") != NULL;
 	rn_rdma_config_roots(c, &out->roots);
 	if (!s)
 		return 0;
@@ -95,6 +129,8 @@ static int parse(json_t *s, const struct rn_config *c, struct rn_dra_config *out
 	    rn_json_string(s, "state_dir", out->state_dir, sizeof(out->state_dir),
 			   "config: dra", e) ||
 	    rn_json_string(s, "cdi_dir", out->cdi_dir, sizeof(out->cdi_dir), "config: dra", e))
+		return e ? e->code : -EINVAL;
+	if (parse_slices(json_object_get(s, "slices"), out, e))
 		return e ? e->code : -EINVAL;
 	if (rn_dra_driver_name_check(out->driver, &ne))
 		return rn_fail(e, -EINVAL, "config: dra.driver: %s", ne.msg);

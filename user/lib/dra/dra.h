@@ -15,8 +15,10 @@
  * status.allocation.devices.results; kubelet's request names the claim
  * only. A claim source reads claims (today: a directory of
  * resource.k8s.io/v1 ResourceClaim JSON objects; later the API server).
- * Publishing this node's devices as ResourceSlices is not built yet: the
- * device list and its names (rn_dra_devices) are what it will publish.
+ * This node's devices (rn_dra_devices) are published as ResourceSlices
+ * by a thread of their own (dra/slices.h): at start, within about a
+ * second of a change, at once when kubelet registers the driver again (a
+ * starting kubelet deletes the node's slices), and every resync_s.
  *
  * The config's "dra" section (every key optional):
  *   "dra": { "enabled": true, "driver": "rdma.rdmanet.io",
@@ -25,7 +27,10 @@
  *            "registry_dir": "<kubelet_dir>/plugins_registry",
  *            "claims_dir": "/var/lib/rdmanet/dra/claims",
  *            "state_dir": "/var/lib/rdmanet/dra",
- *            "cdi_dir": "/var/run/cdi", "pool": "<node name>" } */
+ *            "cdi_dir": "/var/run/cdi", "pool": "<node name>",
+ *            "slices": { "publish": <in a cluster, or a kubeconfig given>,
+ *                        "kubeconfig": "<absent: in-cluster>",
+ *                        "shared_pods": 1000, "resync_s": 60 } } */
 #ifndef RDMANET_DRA_H
 #define RDMANET_DRA_H
 
@@ -50,12 +55,24 @@
 #define RN_DRA_SERVICE_V1 "v1.DRAPlugin"
 #define RN_DRA_SERVICE_V1BETA1 "v1beta1.DRAPlugin"
 
+#define RN_DRA_DEFAULT_SHARED_PODS 1000	/* the shared device plugin's usual rdmaHcaMax */
+#define RN_DRA_DEFAULT_RESYNC_S 60
+
 /* --- config -------------------------------------------------------------- */
+
+struct rn_dra_slices_config {
+	bool publish;
+	char kubeconfig[PATH_MAX];	/* "": $KUBECONFIG, else in-cluster */
+	unsigned int shared_pods;	/* an HCA port's "pods" capacity */
+	unsigned int resync_s;
+};
 
 struct rn_dra_config {
 	bool enabled;
 	char driver[RN_DRA_DRIVER_LEN];
 	char pool[RN_DRA_NAME_LEN * 4];	/* default: the node name, else the host name */
+	char node[RN_DRA_NAME_LEN * 4];	/* the slices' spec.nodeName: the node name */
+	struct rn_dra_slices_config slices;
 	char plugin_dir[PATH_MAX];	/* the DRAPlugin socket's directory */
 	char registry_dir[PATH_MAX];	/* kubelet's plugins_registry */
 	char claims_dir[PATH_MAX];	/* the directory claim source */

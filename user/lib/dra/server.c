@@ -24,6 +24,7 @@
 #include "devplugin/pluginregistration_v1.pb-c.h"
 #include "dra/dra_v1.pb-c.h"
 #include "dra/internal.h"
+#include "dra/slices.h"
 #include "log.h"
 #include "mkdir_p.h"
 
@@ -52,6 +53,7 @@ struct rn_dra_server {
 	char reg_what[RN_DRA_DRIVER_LEN + 32], plugin_what[RN_DRA_DRIVER_LEN + 32];
 	int pending_shutdowns;
 	unsigned long long registrations;
+	struct rn_dra_slicer *slicer;	/* NULL: slices not published */
 };
 
 /* --- Registration ---------------------------------------------------------- */
@@ -81,6 +83,9 @@ static grpc_status_code notify(struct rn_dra_server *s, grpc_byte_buffer *req,
 	if (q && q->plugin_registered) {
 		s->registrations++;
 		rn_info("DRA driver %s: registered with kubelet", s->cfg.driver);
+		/* a kubelet that starts deletes the node's slices, then
+		 * registers the drivers it finds: publish them again now */
+		rn_dra_slicer_kick(s->slicer);
 	} else {
 		rn_err("DRA driver %s: kubelet refused the registration: %s", s->cfg.driver,
 		       q && q->error && q->error[0] ? q->error : "(no reason given)");
@@ -384,8 +389,17 @@ struct rn_dra_server *rn_dra_start(const struct rn_config *c, struct rn_error *e
 		grpc_shutdown();
 		goto fail;
 	}
-	rn_info("DRA driver %s: pool %s, %d claim(s) prepared, claims from %s", s->cfg.driver,
-		s->cfg.pool, rn_dra_prepared_count(s->drv), s->cfg.claims_dir);
+	if (s->cfg.slices.publish) {
+		struct rn_error se = { 0 };
+
+		s->slicer = rn_dra_slicer_start(&s->cfg, &se);
+		if (!s->slicer)
+			rn_err("DRA driver %s: %s", s->cfg.driver, se.msg);
+	}
+	rn_info("DRA driver %s: pool %s, %d claim(s) prepared, claims from %s, ResourceSlices %s",
+		s->cfg.driver, s->cfg.pool, rn_dra_prepared_count(s->drv), s->cfg.claims_dir,
+		s->slicer ? (s->cfg.slices.kubeconfig[0] ? s->cfg.slices.kubeconfig : "in-cluster") :
+			    "not published");
 	return s;
 fail:
 	rn_dra_driver_close(s->drv);
@@ -399,6 +413,7 @@ void rn_dra_stop(struct rn_dra_server *s)
 		return;
 	atomic_store(&s->stop, true);
 	pthread_join(s->thread, NULL);
+	rn_dra_slicer_stop(s->slicer);
 	rn_dra_driver_close(s->drv);
 	free(s);
 	grpc_shutdown();

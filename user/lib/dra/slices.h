@@ -15,9 +15,6 @@
 #define RN_DRA_DEVICE_MAX_ATTRS_CAPS 32		/* attributes + capacity per device */
 #define RN_DRA_ATTR_MAX_ID 32			/* DeviceMaxIDLength: the C identifier */
 #define RN_DRA_ATTR_MAX_VALUE 64		/* DeviceAttributeMaxValueLength */
-/* how many pods share one HCA port by default: the shared device plugin's
- * usual rdmaHcaMax */
-#define RN_DRA_SHARED_PODS_DEFAULT 1000
 
 struct rn_dra_slice_input {
 	const char *driver;
@@ -50,5 +47,22 @@ struct rn_dra_publish_stats {
  * A slice whose spec is unchanged is not written. */
 int rn_dra_slices_publish(struct rn_kube *k, const char *driver, const char *node,
 			  json_t *slices, struct rn_dra_publish_stats *st, struct rn_error *e);
+
+/* The publisher's thread: every second it builds the slices from the RDMA
+ * model (sysfs) and publishes them when they differ from what it last
+ * published (a port went down: new slices within about a second), when
+ * kicked (kubelet registered the driver again: a starting kubelet deletes
+ * the node's slices), and every resync_s seconds whatever happened (the
+ * API server's copy may have been deleted or edited). A failed publication
+ * is retried every 5 s, logged once per kind of error. */
+struct rn_dra_slicer;
+
+/* cfg (copied): its driver, pool, node, roots and slices section */
+struct rn_dra_slicer *rn_dra_slicer_start(const struct rn_dra_config *cfg, struct rn_error *e);
+/* publish at the next second, changed or not */
+void rn_dra_slicer_kick(struct rn_dra_slicer *s);
+/* publications done so far (written or found unchanged) */
+unsigned long rn_dra_slicer_published(const struct rn_dra_slicer *s);
+void rn_dra_slicer_stop(struct rn_dra_slicer *s);
 
 #endif

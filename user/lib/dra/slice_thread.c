@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The ResourceSlice publisher's thread (slices.h). It runs beside the
+ * kubelet-facing gRPC thread, never in it: a slow API server must not
+ * hold up NodePrepareResources. */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dra/slices.h"
+#include "log.h"
+
+#define SLICER_RETRY_S 5
+
+struct rn_dra_slicer {
+	pthread_t thread;
+	atomic_bool stop, kicked;
+	atomic_ulong published;
+	struct rn_dra_config cfg;
+	struct rn_kube *kube;
+	json_t *last;			/* the slices last published */
+	time_t next_publish;		/* resync or retry */
+	int last_err;			/* logged already: -errno, 0 none */
+};
+
+static time_t now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+/* the slices the node's devices make now, NULL with e set */
+static json_t *build_now(struct rn_dra_slicer *s, struct rn_error *e)
+{
+	struct rn_dra_slice_input in = {
+		.driver = s->cfg.driver, .pool = s->cfg.pool, .node = s->cfg.node, .generation = 0,
+		.shared_pods = s->cfg.slices.shared_pods, .roots = &s->cfg.roots,
+	};
+	struct rn_rdma_model m = { 0 };
+	struct rn_dra_device *devs = NULL;
+	json_t *slices = NULL;
+	int n = 0;
+
+	in.model = &m;
+	if (!rn_rdma_model_load(&m, &s->cfg.roots, RN_RDMA_SRC_SYSFS, e) &&
+	    !rn_dra_devices(&m, &devs, &n, e))
+		slices = rn_dra_slices_build(&in, devs, n, e);
+	free(devs);
+	rn_rdma_model_free(&m);
+	return slices;
+}
+
+static int publish(struct rn_dra_slicer *s, json_t *slices, struct rn_error *e)
+{
+	struct rn_dra_publish_stats st;
+	int err;
+
+	if (!s->kube &&
+	    rn_kube_open(&s->kube, s->cfg.slices.kubeconfig[0] ? s->cfg.slices.kubeconfig : NULL, NULL, e))
+		return e->code;
+	err = rn_dra_slices_publish(s->kube, s->cfg.driver, s->cfg.node, slices, &st, e);
+	if (!err && (st.created || st.updated || st.deleted))
+		rn_info("DRA driver %s: ResourceSlices of pool %s: %d created, %d updated, %d deleted",
+			s->cfg.driver, s->cfg.pool, st.created, st.updated, st.deleted);
+	return err;
+}
+
+static void tick(struct rn_dra_slicer *s)
+{
+	struct rn_error e = { 0 };
+	bool due = atomic_exchange(&s->kicked, false) || now_s() >= s->next_publish;
+	json_t *slices = build_now(s, &e), *built;
+
+	if (slices && !due && s->last && json_equal(slices, s->last)) {
+		json_decref(slices);
+		return;
+	}
+	/* the publication sets the pool's generation in what it sends: keep
+	 * the slices as built to compare the next ones with */
+	built = slices ? json_deep_copy(slices) : NULL;
+	if (built && !publish(s, slices, &e)) {
+		json_decref(s->last);
+		s->last = built;
+		s->next_publish = now_s() + s->cfg.slices.resync_s;
+		if (s->last_err)
+			rn_info("DRA driver %s: ResourceSlices published again", s->cfg.driver);
+		s->last_err = 0;
+		atomic_fetch_add(&s->published, 1);
+		json_decref(slices);
+		return;
+	}
+	json_decref(built);
+	json_decref(slices);
+	s->next_publish = now_s() + SLICER_RETRY_S;
+	/* once per kind of failure: the message itself changes (curl
+	 * names the milliseconds a connect took) */
+	if (e.code != s->last_err || !e.code) {
+		rn_warn("DRA driver %s: ResourceSlices not published (again every %d s): %s",
+			s->cfg.driver, SLICER_RETRY_S, e.msg);
+		s->last_err = e.code;
+	}
+}
+
+static void *thread_main(void *arg)
+{
+	struct rn_dra_slicer *s = arg;
+
+	while (!atomic_load(&s->stop)) {
+		tick(s);
+		for (int i = 0; i < 10 && !atomic_load(&s->stop) && !atomic_load(&s->kicked); i++)
+			usleep(100 * 1000);
+	}
+	return NULL;
+}
+
+struct rn_dra_slicer *rn_dra_slicer_start(const struct rn_dra_config *cfg, struct rn_error *e)
+{
+	struct rn_dra_slicer *s = calloc(1, sizeof(*s));
+	int err;
+
+	if (!s)
+		return rn_fail(e, -ENOMEM, "DRA slices: out of memory"), NULL;
+	s->cfg = *cfg;
+	err = pthread_create(&s->thread, NULL, thread_main, s);
+	if (err) {
+		free(s);
+		return rn_fail(e, -err, "DRA slices: cannot start the publisher's thread"), NULL;
+	}
+	return s;
+}
+
+void rn_dra_slicer_kick(struct rn_dra_slicer *s)
+{
+	if (s)
+		atomic_store(&s->kicked, true);
+}
+
+unsigned long rn_dra_slicer_published(const struct rn_dra_slicer *s)
+{
+	return s ? atomic_load(&s->published) : 0;
+}
+
+void rn_dra_slicer_stop(struct rn_dra_slicer *s)
+{
+	if (!s)
+		return;
+	atomic_store(&s->stop, true);
+	pthread_join(s->thread, NULL);
+	rn_kube_close(s->kube);
+	json_decref(s->last);
+	free(s);
+}
