@@ -19,7 +19,7 @@ cni_node_config "$CNI_CONFIG" enforce
 check "rdmanetd attaches in enforce" cni_agent_start "$CNI_CONFIG"
 cni_netconf "$CNI_TMP/rail.json" 1.1.0 rail \
 	'{"master": "ra0", "ippools": {"ipv4": ["railA-v4"], "ipv6": ["railA-v6"]},
-	  "conflictCheck": {"enabled": false}, "gatewayCheck": {"enabled": false}}'
+	  "ipConflictCheck": {"enabled": false}, "gatewayCheck": {"enabled": false}}'
 for p in a b; do
 	ns=$(cni_pod_up $p)
 	cni_run ADD "$CNI_TMP/rail.json" c-$p net1 "$ns"

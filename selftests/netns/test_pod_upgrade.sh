@@ -21,7 +21,7 @@ jq '.masters[0].tc_mode = "tcx"' "$CNI_TMP/base.json" >"$CNI_CONFIG"
 check "old rdmanetd attaches (ra0 in tcx mode)" cni_agent_start "$CNI_CONFIG"
 cni_netconf "$CNI_TMP/rail.json" 1.1.0 rail \
 	'{"master": "ra0", "ippools": {"ipv4": ["railA-v4"]},
-	  "conflictCheck": {"enabled": false}, "gatewayCheck": {"enabled": false}}'
+	  "ipConflictCheck": {"enabled": false}, "gatewayCheck": {"enabled": false}}'
 ns=$(cni_pod_up a)
 cni_run ADD "$CNI_TMP/rail.json" c-a net1 "$ns"
 cni_check_ok "ADD pod a"
