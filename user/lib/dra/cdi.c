@@ -20,7 +20,7 @@
 
 #include "devplugin/devplugin.h"
 #include "dra/internal.h"
-#include "rdma/nccl_env.h"
+#include "rdma/rdma.h"
 
 static void spec_path(const struct rn_dra_config *cfg, const char *uid, char *buf, size_t size)
 {
