@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ipam/base64.h"
+#include "base64.h"
 #include "ipam/etcd_client.h"
 #include "ipam/etcd_keys.h"
 

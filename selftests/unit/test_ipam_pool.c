@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "config.h"
-#include "ipam/base64.h"
+#include "base64.h"
 #include "ipam/etcd_client.h"
 #include "ipam/etcd_keys.h"
 #include "ipam/ipam_settings.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "ipam/curl_lazy.h"
+#include "curl_lazy.h"
 #include "ipam/etcd_client.h"
 #include "ipam/etcd_keys.h"
 #include "ipam/store.h"
@@ -83,7 +83,7 @@ static int connect_lazy(struct rn_etcd *c, struct rn_error *e)
 		return 0;
 	api = rn_curl(e);
 	if (!api)
-		return e ? e->code : -ENOENT;
+		return e ? rn_fail_wrap(e, "etcd") : -ENOENT;
 	c->api = api;
 	c->curl = api->easy_init();
 	/* "Expect: 100-continue" on larger bodies would cost a round trip */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ipam/base64.h"
+#include "base64.h"
 #include "ipam/etcd_client.h"
 
 static json_t *b64(const char *s)

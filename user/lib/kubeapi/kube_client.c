@@ -4,7 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ipam/curl_lazy.h"
+#include "curl_lazy.h"
 #include "kubeapi/kube_conn.h"
 #include "read_file.h"
 

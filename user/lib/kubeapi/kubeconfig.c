@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ipam/base64.h"
+#include "base64.h"
 #include "kubeapi/kube_conn.h"
 #include "kubeapi/yaml_json.h"
 #include "read_file.h"

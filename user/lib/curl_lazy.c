@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <sys/auxv.h>
 
-#include "ipam/curl_lazy.h"
+#include "curl_lazy.h"
 
 /* libcurl4-openssl-dev's runtime (libcurl4) ships libcurl.so.4 */
 #define LIBCURL_SONAME "libcurl.so.4"
@@ -36,12 +36,12 @@ const struct rn_curl_api *rn_curl(struct rn_error *e)
 	 * another glibc than the host's: the static CNI plugin hands etcd
 	 * requests to rdmanet-etcd before it gets here (cni/handoff.h) */
 	if (!getauxval(AT_BASE)) {
-		rn_fail(e, -ENOTSUP, "etcd: a static program cannot load %s", LIBCURL_SONAME);
+		rn_fail(e, -ENOTSUP, "libcurl: a static program cannot load %s", LIBCURL_SONAME);
 		return NULL;
 	}
 	lib = dlopen(LIBCURL_SONAME, RTLD_NOW | RTLD_LOCAL);
 	if (!lib) {
-		rn_fail(e, -ENOENT, "etcd: cannot load %s (install libcurl4): %s", LIBCURL_SONAME,
+		rn_fail(e, -ENOENT, "libcurl: cannot load %s (install libcurl4): %s", LIBCURL_SONAME,
 			dlerror());
 		return NULL;
 	}
@@ -49,13 +49,13 @@ const struct rn_curl_api *rn_curl(struct rn_error *e)
 		void *f = dlsym(lib, syms[i].name);
 
 		if (!f) {
-			rn_fail(e, -ENOENT, "etcd: %s lacks %s", LIBCURL_SONAME, syms[i].name);
+			rn_fail(e, -ENOENT, "libcurl: %s lacks %s", LIBCURL_SONAME, syms[i].name);
 			return NULL;
 		}
 		*(void **)((char *)&api + syms[i].off) = f;
 	}
 	if (api.global_init(CURL_GLOBAL_DEFAULT)) {
-		rn_fail(e, -EIO, "etcd: libcurl initialisation failed");
+		rn_fail(e, -EIO, "libcurl: initialisation failed");
 		return NULL;
 	}
 	ready = true;

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* libcurl, loaded on the first use of the etcd store. libcurl brings some
+/* libcurl, loaded on first use (the etcd store, the Kubernetes API client
+ * of the DRA driver). libcurl brings some
  * thirty shared libraries (TLS, Kerberos, LDAP, SSH...) whose loading and
  * constructors cost every process about 3 ms at start, measured here; the
  * CNI plugin and rdmanetctl run once per operation and most nodes use the
  * SQLite store, so they should not pay it. Linked with -Wl,--as-needed the
  * binaries then carry no libcurl dependency at all. */
-#ifndef RDMANET_IPAM_CURL_LAZY_H
-#define RDMANET_IPAM_CURL_LAZY_H
+#ifndef RDMANET_CURL_LAZY_H
+#define RDMANET_CURL_LAZY_H
 
 #include <curl/curl.h>
 
@@ -24,7 +25,8 @@ struct rn_curl_api {
 	void (*slist_free_all)(struct curl_slist *list);
 };
 
-/* The loaded and initialised libcurl, or NULL with e set. */
+/* The loaded and initialised libcurl, or NULL with e set ("libcurl: ...";
+ * callers prefix what needed it). */
 const struct rn_curl_api *rn_curl(struct rn_error *e);
 
 #endif

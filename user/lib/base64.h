@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* RFC 4648 base64 (standard alphabet, padded): etcd's JSON gateway carries
- * keys and values as base64 "bytes" fields. */
-#ifndef RDMANET_IPAM_BASE64_H
-#define RDMANET_IPAM_BASE64_H
+ * keys and values as base64 "bytes" fields; kubeconfigs carry certificates
+ * and keys so (*-data). */
+#ifndef RDMANET_BASE64_H
+#define RDMANET_BASE64_H
 
 #include <stddef.h>
 
