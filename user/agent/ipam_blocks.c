@@ -3,8 +3,7 @@
 
 #include "ipam_blocks.h"
 #include "log.h"
-#include "ipam/block_alloc.h"
-#include "ipam/ipam_settings.h"
+#include "ipam/ipam.h"
 
 /* kept across ticks: it remembers since when each block has been empty */
 static struct rn_block_alloc *ba;

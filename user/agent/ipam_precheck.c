@@ -8,11 +8,7 @@
 #include "log.h"
 #include "netdev.h"
 #include "../cni/probe.h"
-#include "ipam/alloc_pick.h"
 #include "ipam/ipam.h"
-#include "ipam/ipam_settings.h"
-#include "ipam/pool_set.h"
-#include "ipam/precheck_table.h"
 
 /* Where each (pool, master) pre-check left off: the next candidates come
  * after it, round-robin like the allocator's own picks, so an address just

@@ -21,7 +21,7 @@
 #include "health.h"
 #include "devplugin/devplugin.h"
 #include "dra/dra.h"
-#include "ipam/ipam_config.h"
+#include "ipam/ipam.h"
 #include "log.h"
 #include "masters.h"
 #include "mem_trim.h"

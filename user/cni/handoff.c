@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "handoff.h"
-#include "ipam/ipam_settings.h"
+#include "ipam/ipam.h"
 #include "log.h"
 #include "write_all.h"
 

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "ipam/ipam_settings.h"
+#include "ipam/ipam.h"
 #include "master_pick.h"
 
 /* The pool's masters: from the node config when it declares the pool (no

@@ -9,8 +9,7 @@
 #include <stdint.h>
 
 #include "attachment.h"
-#include "ipam/alloc_pick.h"
-#include "ipam/precheck_table.h"
+#include "ipam/ipam.h"
 #include "cni_error.h"
 #include "netconf.h"
 #include "probe.h"

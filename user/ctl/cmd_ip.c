@@ -15,9 +15,7 @@
 #include <string.h>
 
 #include "ctl.h"
-#include "ipam/block_publish.h"
 #include "ipam/ipam.h"
-#include "ipam/ipam_json.h"
 
 #define EXIT_TRY_LATER 75
 #define MAX_HOLDERS 16

@@ -8,11 +8,7 @@
 #include <string.h>
 
 #include "ctl.h"
-#include "ipam/block_publish.h"
-#include "ipam/block_report.h"
 #include "ipam/ipam.h"
-#include "ipam/ipam_json.h"
-#include "ipam/ipam_settings.h"
 
 #define EXIT_TRY_LATER 75
 

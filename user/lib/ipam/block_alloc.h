@@ -29,6 +29,7 @@
 #define RN_BLOCK_MARGIN_MS	2000	/* stop this long before the lease may end */
 
 struct rn_block_alloc;
+struct rn_alloc_plan;	/* store.h, which may be mid-include here (via ipam.h) */
 
 int rn_block_alloc_open(struct rn_block_alloc **out, const struct rn_ipam_settings *st,
 			const char *node, struct rn_error *e);

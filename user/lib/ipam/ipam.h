@@ -221,4 +221,23 @@ int rn_ipam_sync(struct rn_ipam *ipam, struct rn_error *e);
  * or a negative error. */
 int rn_ipam_check(struct rn_ipam *ipam, char *report, size_t size, struct rn_error *e);
 
+/* The rest of the module's interface, for the agent, the CLI and the
+ * node's composition (node/) beyond allocate and release: pool sets and
+ * the allocator's preference (pool_set.h, alloc_pick.h), the "ipam" and
+ * "pools" sections and the IPAM metric families (ipam_config.h,
+ * ipam_settings.h), JSON views (ipam_json.h), per-node blocks (their
+ * allocation, report and published records: block_alloc.h,
+ * block_report.h, block_publish.h) and the pre-check table
+ * (precheck_table.h). Include this header, not those: outside ipam/ they
+ * are private (selftests/unit/test_module_headers.sh). */
+#include "ipam/alloc_pick.h"
+#include "ipam/block_alloc.h"
+#include "ipam/block_publish.h"
+#include "ipam/block_report.h"
+#include "ipam/ipam_config.h"
+#include "ipam/ipam_json.h"
+#include "ipam/ipam_settings.h"
+#include "ipam/pool_set.h"
+#include "ipam/precheck_table.h"
+
 #endif

@@ -8,7 +8,7 @@
 #include "config.h"
 #include "devplugin/devplugin.h"
 #include "dra/dra.h"
-#include "ipam/ipam_config.h"
+#include "ipam/ipam.h"
 #include "rdma/rdma.h"
 #include "sriov/sriov.h"
 

@@ -2,7 +2,7 @@
 #include "node/node.h"
 #include "datapath/datapath.h"
 #include "sriov/sriov.h"
-#include "ipam/ipam_config.h"
+#include "ipam/ipam.h"
 #include "rdma/rdma.h"
 #include "textfile.h"
 #include "version.h"
