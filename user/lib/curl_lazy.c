@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/auxv.h>
 
 #include "curl_lazy.h"
@@ -60,4 +62,31 @@ const struct rn_curl_api *rn_curl(struct rn_error *e)
 	}
 	ready = true;
 	return &api;
+}
+
+size_t rn_curl_answer_write(char *data, size_t size, size_t n, void *answer)
+{
+	struct rn_curl_answer *a = answer;
+	size_t add = size * n;
+
+	if (a->len + add + 1 > a->cap) {
+		size_t cap = a->cap ? a->cap : 4096;
+		char *grown;
+
+		while (cap < a->len + add + 1)
+			cap *= 2;
+		if (cap > a->max) {
+			a->overflow = true;
+			return 0;
+		}
+		grown = realloc(a->buf, cap);
+		if (!grown)
+			return 0;
+		a->buf = grown;
+		a->cap = cap;
+	}
+	memcpy(a->buf + a->len, data, add);
+	a->len += add;
+	a->buf[a->len] = '\0';
+	return add;
 }

@@ -9,6 +9,8 @@
 #ifndef RDMANET_CURL_LAZY_H
 #define RDMANET_CURL_LAZY_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <curl/curl.h>
 
 #include "error.h"
@@ -24,6 +26,18 @@ struct rn_curl_api {
 	struct curl_slist *(*slist_append)(struct curl_slist *list, const char *s);
 	void (*slist_free_all)(struct curl_slist *list);
 };
+
+/* An answer's body as libcurl delivers it: CURLOPT_WRITEFUNCTION
+ * rn_curl_answer_write, CURLOPT_WRITEDATA the answer. buf is
+ * NUL-terminated; past max bytes the transfer fails (CURLE_WRITE_ERROR)
+ * with overflow set. Reset len and overflow before each transfer. */
+struct rn_curl_answer {
+	char *buf;
+	size_t len, cap, max;
+	bool overflow;
+};
+
+size_t rn_curl_answer_write(char *data, size_t size, size_t n, void *answer);
 
 /* The loaded and initialised libcurl, or NULL with e set ("libcurl: ...";
  * callers prefix what needed it). */

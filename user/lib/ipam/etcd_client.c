@@ -22,41 +22,12 @@ struct rn_etcd {
 	struct curl_slist *headers;
 	unsigned int current;		/* endpoint that answered last */
 	long long deadline;		/* monotonic ms */
-	char *buf;
-	size_t len, cap;
-	bool overflow;
+	struct rn_curl_answer ans;
 	char last_error[384];
 	bool other_error;		/* last_error is not a timeout (this call) */
 	char curl_error[CURL_ERROR_SIZE];	/* libcurl's detail of the last failure */
 	long long requests, keys;	/* rn_etcd_counts */
 };
-
-static size_t on_data(char *data, size_t size, size_t n, void *arg)
-{
-	struct rn_etcd *c = arg;
-	size_t add = size * n;
-
-	if (c->len + add + 1 > c->cap) {
-		size_t cap = c->cap ? c->cap : 4096;
-		char *grown;
-
-		while (cap < c->len + add + 1)
-			cap *= 2;
-		if (cap > MAX_ANSWER) {
-			c->overflow = true;
-			return 0;
-		}
-		grown = realloc(c->buf, cap);
-		if (!grown)
-			return 0;
-		c->buf = grown;
-		c->cap = cap;
-	}
-	memcpy(c->buf + c->len, data, add);
-	c->len += add;
-	c->buf[c->len] = '\0';
-	return add;
-}
 
 int rn_etcd_open(struct rn_etcd **out, const struct rn_ipam_settings *st, struct rn_error *e)
 {
@@ -66,6 +37,7 @@ int rn_etcd_open(struct rn_etcd **out, const struct rn_ipam_settings *st, struct
 	if (!c)
 		return rn_fail(e, -ENOMEM, "etcd: out of memory");
 	c->st = st;
+	c->ans.max = MAX_ANSWER;
 	c->current = (unsigned int)rand() % (st->n_endpoints ? st->n_endpoints : 1);
 	rn_etcd_deadline(c);
 	*out = c;
@@ -92,8 +64,8 @@ static int connect_lazy(struct rn_etcd *c, struct rn_error *e)
 	if (!c->curl || !c->headers)
 		return rn_fail(e, -ENOMEM, "etcd: out of memory");
 	api->easy_setopt(c->curl, CURLOPT_HTTPHEADER, c->headers);
-	api->easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_data);
-	api->easy_setopt(c->curl, CURLOPT_WRITEDATA, c);
+	api->easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, rn_curl_answer_write);
+	api->easy_setopt(c->curl, CURLOPT_WRITEDATA, &c->ans);
 	api->easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
 	api->easy_setopt(c->curl, CURLOPT_TCP_NODELAY, 1L);
 	api->easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -115,7 +87,7 @@ void rn_etcd_close(struct rn_etcd *c)
 		c->api->easy_cleanup(c->curl);
 	if (c->api)
 		c->api->slist_free_all(c->headers);
-	free(c->buf);
+	free(c->ans.buf);
 	free(c);
 }
 
@@ -161,11 +133,11 @@ static int try_endpoint(struct rn_etcd *c, unsigned int idx, const char *path, c
 	c->api->easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, timeout_ms);
 	c->api->easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT_MS,
 			    timeout_ms < 1000 ? timeout_ms : 1000);
-	c->len = 0;
-	c->overflow = false;
+	c->ans.len = 0;
+	c->ans.overflow = false;
 	c->curl_error[0] = '\0';
 	rc = c->api->easy_perform(c->curl);
-	if (c->overflow)
+	if (c->ans.overflow)
 		return rn_fail(e, -EIO, "etcd %s: answer larger than %u MiB", ep, MAX_ANSWER >> 20);
 	if (rc == CURLE_SSL_CERTPROBLEM || rc == CURLE_SSL_CACERT_BADFILE ||
 	    rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_UNSUPPORTED_PROTOCOL)
@@ -183,12 +155,12 @@ static int try_endpoint(struct rn_etcd *c, unsigned int idx, const char *path, c
 		return 0;
 	}
 	c->api->easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
-	v = c->len ? json_loadb(c->buf, c->len, 0, &jerr) : NULL;
+	v = c->ans.len ? json_loadb(c->ans.buf, c->ans.len, 0, &jerr) : NULL;
 	if (status == 200 && json_is_object(v)) {
 		*resp = v;
 		return 1;
 	}
-	msg = v ? json_string_value(json_object_get(v, "error")) : c->len ? c->buf : "";
+	msg = v ? json_string_value(json_object_get(v, "error")) : c->ans.len ? c->ans.buf : "";
 	snprintf(c->last_error, sizeof(c->last_error), "%s: HTTP %ld: %.200s", ep, status,
 		 msg ? msg : "?");
 	if (status >= 500 || status == 429 || (v && rn_etcd_error_is_transient(v))) {

@@ -29,6 +29,7 @@ int rn_kube_open(struct rn_kube **out, const char *kubeconfig, const char *conte
 	if (!k)
 		return rn_fail(e, -ENOMEM, "kubernetes: out of memory");
 	k->timeout_ms = KUBE_TIMEOUT_MS;
+	k->ans.max = KUBE_ANSWER_MAX;
 	if (!kubeconfig && getenv("KUBECONFIG") && *getenv("KUBECONFIG")) {
 		/* a list as kubectl takes it; the first file holds the context */
 		env = strdup(getenv("KUBECONFIG"));
@@ -62,7 +63,7 @@ void rn_kube_close(struct rn_kube *k)
 	rn_kube_pem_free(&k->ca);
 	rn_kube_pem_free(&k->cert);
 	rn_kube_pem_free(&k->key);
-	free(k->buf);
+	free(k->ans.buf);
 	free(k);
 }
 
@@ -100,31 +101,6 @@ int rn_kube_token_refresh(struct rn_kube *k, struct rn_error *e)
 	return 0;
 }
 
-static size_t on_data(char *ptr, size_t size, size_t nmemb, void *arg)
-{
-	struct rn_kube *k = arg;
-	size_t n = size * nmemb;
-
-	if (k->len + n + 1 > k->cap) {
-		size_t cap = k->cap ? k->cap : 4096;
-		char *nb;
-
-		while (cap < k->len + n + 1)
-			cap *= 2;
-		if (cap > KUBE_ANSWER_MAX)
-			return 0;	/* curl fails the transfer: CURLE_WRITE_ERROR */
-		nb = realloc(k->buf, cap);
-		if (!nb)
-			return 0;
-		k->buf = nb;
-		k->cap = cap;
-	}
-	memcpy(k->buf + k->len, ptr, n);
-	k->len += n;
-	k->buf[k->len] = '\0';
-	return n;
-}
-
 static void set_pem(const struct rn_curl_api *api, CURL *c, const struct rn_kube_pem *p,
 		    CURLoption file_opt, CURLoption blob_opt)
 {
@@ -152,8 +128,8 @@ static int connect_lazy(struct rn_kube *k, struct rn_error *e)
 		return rn_fail(e, -ENOMEM, "kubernetes: out of memory");
 	k->api = api;
 	k->curl = c;
-	api->easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
-	api->easy_setopt(c, CURLOPT_WRITEDATA, k);
+	api->easy_setopt(c, CURLOPT_WRITEFUNCTION, rn_curl_answer_write);
+	api->easy_setopt(c, CURLOPT_WRITEDATA, &k->ans);
 	api->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	api->easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	api->easy_setopt(c, CURLOPT_ERRORBUFFER, k->curl_error);
@@ -236,7 +212,8 @@ int rn_kube_request(struct rn_kube *k, const char *method, const char *path,
 		err = rn_fail(e, -ENOMEM, "kubernetes: out of memory");
 		goto out;
 	}
-	k->len = 0;
+	k->ans.len = 0;
+	k->ans.overflow = false;
 	k->curl_error[0] = '\0';
 	api->easy_setopt(k->curl, CURLOPT_URL, url);
 	api->easy_setopt(k->curl, CURLOPT_HTTPHEADER, h);
@@ -254,8 +231,8 @@ int rn_kube_request(struct rn_kube *k, const char *method, const char *path,
 		goto out;
 	}
 	api->easy_getinfo(k->curl, CURLINFO_RESPONSE_CODE, &r->status);
-	if (k->len)
-		r->body = json_loadb(k->buf, k->len, 0, NULL);
+	if (k->ans.len)
+		r->body = json_loadb(k->ans.buf, k->ans.len, 0, NULL);
 out:
 	/* the handle keeps pointers to these until the next request sets new ones */
 	api->easy_setopt(k->curl, CURLOPT_HTTPHEADER, NULL);

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "curl_lazy.h"
 #include "kubeapi/kubeapi.h"
 
 struct rn_kube_pem {		/* a file, or inline data (kubeconfig *-data) */
@@ -29,8 +30,7 @@ struct rn_kube {
 
 	const void *api;	/* struct rn_curl_api, once loaded */
 	void *curl;
-	char *buf;		/* the answer being received */
-	size_t len, cap;
+	struct rn_curl_answer ans;	/* the answer being received */
 	char curl_error[256];
 };
 
