@@ -380,21 +380,24 @@ struct rn_dra_server *rn_dra_start(const struct rn_config *c, struct rn_error *e
 		      "registration");
 	endpoint_init(s, &s->plugin, &dra_plugin_service, s->plugin_what,
 		      sizeof(s->plugin_what), "DRAPlugin");
-	err = pthread_create(&s->thread, NULL, thread_main, s);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err) {
-		rn_fail(e, -err, "DRA: cannot start its thread");
-		grpc_completion_queue_shutdown(s->cq);
-		grpc_completion_queue_destroy(s->cq);
-		grpc_shutdown();
-		goto fail;
-	}
+	/* the publisher first, with every signal blocked too (they are the
+	 * main loop's), and before the gRPC thread that kicks it */
 	if (s->cfg.slices.publish) {
 		struct rn_error se = { 0 };
 
 		s->slicer = rn_dra_slicer_start(&s->cfg, &se);
 		if (!s->slicer)
 			rn_err("DRA driver %s: %s", s->cfg.driver, se.msg);
+	}
+	err = pthread_create(&s->thread, NULL, thread_main, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		rn_dra_slicer_stop(s->slicer);
+		rn_fail(e, -err, "DRA: cannot start its thread");
+		grpc_completion_queue_shutdown(s->cq);
+		grpc_completion_queue_destroy(s->cq);
+		grpc_shutdown();
+		goto fail;
 	}
 	rn_info("DRA driver %s: pool %s, %d claim(s) prepared, claims from %s, ResourceSlices %s",
 		s->cfg.driver, s->cfg.pool, rn_dra_prepared_count(s->drv), s->cfg.claims_dir,
