@@ -15,8 +15,8 @@ trap rn_topo_down EXIT
 CAPS=$(grep -E '^\s+- [A-Z_]+\s*$' "$RN_SRC/deploy/base/rdmanetd-daemonset.yaml" |
 	awk '{ printf ",+%s", tolower($2) }')
 tap_diag "capabilities from the manifest:$(echo "$CAPS" | tr ',+' '  ')"
-check_eq "the manifest adds BPF, NET_ADMIN, PERFMON, SYS_ADMIN" "$CAPS" \
-	",+bpf,+net_admin,+perfmon,+sys_admin"
+check_eq "the manifest adds BPF, NET_ADMIN, NET_RAW, PERFMON, SYS_ADMIN" "$CAPS" \
+	",+bpf,+net_admin,+net_raw,+perfmon,+sys_admin"
 command -v setpriv >/dev/null || { tap_fail "setpriv (util-linux)"; tap_done; }
 rn_topo_up || { tap_fail "create network namespaces (root, iproute2)"; tap_done; }
 rn_agent_config "$RN_TMP/c.json" monitor '"xdp_mode": "skb"'
