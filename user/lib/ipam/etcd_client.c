@@ -108,8 +108,11 @@ bool rn_etcd_expired(const struct rn_etcd *c)
  * connection closed ("Connection reset by peer"). Say what it may mean. */
 static const char *tls_closed_hint(const struct rn_etcd *c, CURLcode rc)
 {
-	if (!c->st->tls.cert_file[0] ||
-	    (rc != CURLE_RECV_ERROR && rc != CURLE_SEND_ERROR && rc != CURLE_SSL_CONNECT_ERROR))
+	if (!c->st->tls.cert_file[0])
+		return "";
+	/* over HTTP/2 (etcd's ALPN) the reset comes back as CURLE_HTTP2 */
+	if (rc != CURLE_RECV_ERROR && rc != CURLE_SEND_ERROR && rc != CURLE_SSL_CONNECT_ERROR &&
+	    rc != CURLE_HTTP2 && rc != CURLE_HTTP2_STREAM)
 		return "";
 	if (c->curl_error[0] && strcasestr(c->curl_error, "certificate"))
 		return "";
