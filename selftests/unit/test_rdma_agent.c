@@ -390,6 +390,7 @@ static void test_gid_watch(void **state)
 	struct events ev = { 0 };
 	struct rn_rdma_model m;
 	struct rn_rdma_port *p;
+	struct rn_rdma_gid b = { 0 };
 
 	(void)state;
 	load(&m, rn_fixture_sys("cx5"));
@@ -418,6 +419,37 @@ static void test_gid_watch(void **state)
 	assert_int_equal(ev.removed, 2);
 	assert_int_equal(w.ports[0].removed, 2);
 	assert_int_equal(ev.added, 0);
+
+	/* pod B's entry goes in one update and comes back at another index in
+	 * the next (the tick read the table half before, half after): a move
+	 * from where it was, as if one update had seen both */
+	for (int i = 0; i < p->n_gids; i++)
+		if (p->gids[i].index == 12) {
+			b = p->gids[i];
+			p->gids[i] = p->gids[--p->n_gids];
+			break;
+		}
+	assert_int_equal(b.index, 12);
+	assert_int_equal(rn_gid_watch_update(&w, &m, on_event, &ev), 0);
+	assert_int_equal(ev.removed, 3);
+	assert_int_equal(w.n_gone, 3);
+	b.index = 9;
+	p->gids[p->n_gids++] = b;
+	assert_int_equal(rn_gid_watch_update(&w, &m, on_event, &ev), 0);
+	assert_int_equal(ev.moved, 2);
+	assert_int_equal(ev.from, 12);
+	assert_int_equal(ev.to, 9);
+	assert_int_equal(w.ports[0].moved, 2);
+	assert_int_equal(ev.added, 0);
+	assert_int_equal(w.n_gone, 2);
+	/* back where it was: added, not moved */
+	p->n_gids--;
+	assert_int_equal(rn_gid_watch_update(&w, &m, on_event, &ev), 0);
+	p->n_gids++;
+	assert_int_equal(rn_gid_watch_update(&w, &m, on_event, &ev), 0);
+	assert_int_equal(ev.moved, 2);
+	assert_int_equal(ev.added, 1);
+	assert_int_equal(w.n_gone, 2);
 	rn_gid_watch_free(&w);
 	rn_rdma_model_free(&m);
 }

@@ -73,6 +73,52 @@ static const struct rn_gid_watch_entry *find(const struct rn_gid_watch_entry *en
 	return NULL;
 }
 
+static void forget_gone(struct rn_gid_watch *w, int i)
+{
+	memmove(&w->gone[i], &w->gone[i + 1], (size_t)(w->n_gone - i - 1) * sizeof(w->gone[0]));
+	w->n_gone--;
+}
+
+/* The key of a removed entry, remembered with its index, oldest first;
+ * the same key remembered before is forgotten, and the oldest once
+ * RN_GID_WATCH_GONE are kept. */
+static void remember_gone(struct rn_gid_watch *w, const struct rn_gid_watch_entry *e)
+{
+	for (int i = 0; i < w->n_gone; i++)
+		if (same_key(&w->gone[i], e))
+			forget_gone(w, i--);
+	if (!w->gone && !(w->gone = calloc(RN_GID_WATCH_GONE, sizeof(*w->gone))))
+		return;
+	if (w->n_gone == RN_GID_WATCH_GONE)
+		forget_gone(w, 0);
+	w->gone[w->n_gone++] = *e;
+}
+
+/* The remembered entry of a key that is back, copied to *out and forgotten. */
+static bool take_gone(struct rn_gid_watch *w, const struct rn_gid_watch_entry *key,
+		      struct rn_gid_watch_entry *out)
+{
+	for (int i = 0; i < w->n_gone; i++) {
+		if (!same_key(&w->gone[i], key))
+			continue;
+		*out = w->gone[i];
+		forget_gone(w, i);
+		return true;
+	}
+	return false;
+}
+
+static void moved(struct rn_gid_watch *w, const struct rn_gid_watch_entry *old,
+		  const struct rn_gid_watch_entry *now, rn_gid_event_cb cb, void *arg)
+{
+	struct rn_gid_watch_port *pc = port_counters(w, now->dev, now->port);
+
+	if (pc)
+		pc->moved++;
+	if (cb)
+		cb(RN_GID_MOVED, old, now, arg);
+}
+
 int rn_gid_watch_update(struct rn_gid_watch *w, const struct rn_rdma_model *m,
 			rn_gid_event_cb cb, void *arg)
 {
@@ -84,17 +130,15 @@ int rn_gid_watch_update(struct rn_gid_watch *w, const struct rn_rdma_model *m,
 		return err;
 	for (int i = 0; w->primed && i < n; i++) {
 		const struct rn_gid_watch_entry *old = find(w->ents, w->n, &now[i]);
-		struct rn_gid_watch_port *pc;
+		struct rn_gid_watch_entry went;
 
-		if (!old) {
-			if (cb)
-				cb(RN_GID_ADDED, NULL, &now[i], arg);
-		} else if (old->index != now[i].index) {
-			pc = port_counters(w, now[i].dev, now[i].port);
-			if (pc)
-				pc->moved++;
-			if (cb)
-				cb(RN_GID_MOVED, old, &now[i], arg);
+		if (old) {
+			if (old->index != now[i].index)
+				moved(w, old, &now[i], cb, arg);
+		} else if (take_gone(w, &now[i], &went) && went.index != now[i].index) {
+			moved(w, &went, &now[i], cb, arg);
+		} else if (cb) {
+			cb(RN_GID_ADDED, NULL, &now[i], arg);
 		}
 	}
 	for (int i = 0; w->primed && i < w->n; i++) {
@@ -105,6 +149,7 @@ int rn_gid_watch_update(struct rn_gid_watch *w, const struct rn_rdma_model *m,
 		pc = port_counters(w, w->ents[i].dev, w->ents[i].port);
 		if (pc)
 			pc->removed++;
+		remember_gone(w, &w->ents[i]);
 		if (cb)
 			cb(RN_GID_REMOVED, &w->ents[i], NULL, arg);
 	}
@@ -122,6 +167,7 @@ int rn_gid_watch_update(struct rn_gid_watch *w, const struct rn_rdma_model *m,
 void rn_gid_watch_free(struct rn_gid_watch *w)
 {
 	free(w->ents);
+	free(w->gone);
 	free(w->ports);
 	memset(w, 0, sizeof(*w));
 }

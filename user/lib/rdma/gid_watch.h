@@ -3,7 +3,11 @@
  * index (NCCL_IB_GID_INDEX, a QP already connected) breaks when the entry
  * for its address moves or goes away; the watch reports exactly that.
  * Entries are keyed by (device, port, netdev, type, address); the first
- * update only primes the watch. */
+ * update only primes the watch. An entry that goes and comes back at
+ * another index is a move too, whether or not one update saw both (the
+ * agent reads a table while the kernel rewrites it, and a pinned index is
+ * as stale either way): the watch keeps the last index of the keys that
+ * went, the newest RN_GID_WATCH_GONE of them. */
 #ifndef RDMANET_RDMA_GID_WATCH_H
 #define RDMANET_RDMA_GID_WATCH_H
 
@@ -30,15 +34,20 @@ struct rn_gid_watch_port {
 	uint64_t removed;
 };
 
+#define RN_GID_WATCH_GONE 256
+
 struct rn_gid_watch {
 	struct rn_gid_watch_entry *ents;
 	int n;
+	struct rn_gid_watch_entry *gone;	/* oldest first, RN_GID_WATCH_GONE at most */
+	int n_gone;
 	struct rn_gid_watch_port *ports;
 	int n_ports;
 	bool primed;
 };
 
-/* old is NULL for ADDED, now is NULL for REMOVED. */
+/* old is NULL for ADDED, now is NULL for REMOVED; a MOVED entry that
+ * came back after it went gives its index then as old. */
 typedef void (*rn_gid_event_cb)(enum rn_gid_event ev, const struct rn_gid_watch_entry *old,
 				const struct rn_gid_watch_entry *now, void *arg);
 
