@@ -14,8 +14,8 @@
 #include <grpc/grpc.h>
 #include <protobuf-c/protobuf-c.h>
 
-#include "devplugin/grpc_dl.h"
-#include "devplugin/grpc_endpoint.h"
+#include "grpcrt/grpcrt.h"
+#include "grpcrt/endpoint.h"
 
 #include "devplugin/devplugin.h"
 #include "rdma/rdma.h"

@@ -19,8 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "devplugin/grpc_dl.h"
-#include "devplugin/grpc_endpoint.h"
+#include "grpcrt/grpcrt.h"
+#include "grpcrt/endpoint.h"
 #include "devplugin/pluginregistration_v1.pb-c.h"
 #include "dra/dra_v1.pb-c.h"
 #include "dra/internal.h"

@@ -3,7 +3,8 @@
  * messages; protobuf-c encodes them. */
 #include <grpc/byte_buffer_reader.h>
 
-#include "devplugin/grpc_internal.h"
+#include "grpcrt/grpcrt.h"
+#include "grpcrt/endpoint.h"
 
 grpc_byte_buffer *dp_pb_pack(const ProtobufCMessage *msg)
 {

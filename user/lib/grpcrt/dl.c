@@ -8,7 +8,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
-#include "devplugin/grpc_dl.h"
+#include "grpcrt/grpcrt.h"
 
 #ifndef DP_LIBGRPC
 #define DP_LIBGRPC "libgrpc.so"

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "devplugin/grpc_dl.h"
-#include "devplugin/grpc_endpoint.h"
+#include "grpcrt/grpcrt.h"
+#include "grpcrt/endpoint.h"
 #include "log.h"
 
 static void request_next(struct dp_endpoint *ep);
