@@ -9,10 +9,15 @@
 #
 #   1. rdma link (rxe0/1 ACTIVE on eth0), rdma system (netns shared),
 #      rdmanetctl doctor without a failure, on both nodes;
-#   2. IP pools in etcd; pods on both nodes get their addresses through the
-#      rdmanet CNI driven as a runtime drives it (CNI_* environment, the
-#      network config on stdin), both nodes allocating at the same moment,
-#      several pods at once on each; never one address twice;
+#   2. IP pools in etcd with per-node blocks, as the rails-8 overlay runs
+#      them; pods on both nodes get their addresses through the rdmanet CNI
+#      driven as a runtime drives it (CNI_* environment, the network config
+#      on stdin), both nodes allocating at the same moment, several pods at
+#      once on each; never one address twice: each node's own store
+#      (ipam.path) holds exactly its pods' addresses, all inside blocks etcd
+#      says that node holds, no address in both stores, no per-allocation
+#      record in etcd, and what each node's agent published (P/used) names
+#      the same addresses;
 #   3. pod-to-pod RoCEv2 traffic across the nodes over the rail: counted
 #      for the sending pod on node-a and the receiving pod on node-b, equal
 #      to what was sent and received, and DSCP 26 / ECT(0) on the wire
@@ -23,10 +28,18 @@
 #      the nodes while the pods run; the agent's textfile on both nodes
 #      carries rxe0's hardware counters equal to `rdma statistic`;
 #   6. mid-run, node-a's agent restarted under a pod-to-pod stream and the
-#      etcd leader SIGKILLed while both nodes attach more pods (a failed
-#      ADD is torn down and retried with a new sandbox, as kubelet does):
-#      the stream is counted whole on both nodes, every address a pod got
-#      is in etcd under that pod, no address twice, nothing left over.
+#      etcd leader SIGKILLed while both nodes attach more pods inside the
+#      blocks they hold: every ADD succeeds on its first try (an ADD asks
+#      etcd nothing while its blocks have room; a failed one would be torn
+#      down and retried with a new sandbox, as kubelet does); the stream is
+#      counted whole on both nodes; at the end step 2's store checks again
+#      (nothing lost, nothing left by a failed try), and etcdctl on the host
+#      finds no per-allocation key and every pod's address in a block of
+#      its own node. How many etcd requests an ADD made is not visible
+#      here (the plugin reports no count; etcd's own counters also count
+#      both agents' ticks): the first tries across the kill stand for it,
+#      and selftests/ipam/test_ipam_blocks_alloc.sh allocates with every
+#      member down.
 #
 # Both rail styles of the field's setups: net1 draws from one pool for the
 # rail shared by every node, on the nodes' own subnet (192.168.77.0/24);
@@ -135,6 +148,74 @@ hw_equal() {	# the textfile's rxe0 counters are rdma statistic's, counter by cou
 	[ -s /tmp/hw.ours ] && cmp -s /tmp/hw.ours /tmp/hw.theirs
 }
 
+# --- the blocks (user/README.md "Per-node blocks") ------------------------------
+
+# The lines of ADDRS (each starting with an IPv4 address) whose address no
+# block of BLOCKS ("CIDR NODE" lines) held by NODE contains: nothing when
+# every address lies in that node's blocks. Host and guest (plain awk).
+outside_blocks() {	# outside_blocks NODE BLOCKS ADDRS
+	awk -v me="$1" -v blocks="$2" '
+		function n(a, o) { split(a, o, "[./]"); return ((o[1] * 256 + o[2]) * 256 + o[3]) * 256 + o[4] }
+		FILENAME == blocks { if ($2 == me) { lo[++k] = n($1); split($1, c, "/"); hi[k] = lo[k] + 2 ^ (32 - c[2]) - 1 }; next }
+		{ for (i = 1; i <= k; i++) if (n($1) >= lo[i] && n($1) <= hi[i]) next; print }' "$2" "$3"
+}
+
+POOLS="rail1 rail1-net"
+
+# "IP CONTAINER IFNAME" of what this node's own store holds, both pools
+store_held() {
+	local p
+	for p in $POOLS; do
+		"$CTL" -c /tmp/local.json pool show "$p" -j | jq -r '.allocations[] | "\(.ip) \(.container_id) \(.ifname)"'
+	done | sort
+}
+
+# "IP CONTAINER IFNAME" of what this node published in etcd (P/used/...), both pools
+published_mine() {
+	local p
+	for p in $POOLS; do
+		"$CTL" pool show "$p" -j | jq -r --arg n "$VM_NODE" \
+			'.published[] | select(.node == $n) | "\(.ip) \(.container_id) \(.ifname)"'
+	done | sort
+}
+published_is() { [ "$(published_mine)" = "$(cat "$1")" ]; }
+
+# store_check WHEN ADDS...: this node's store, its blocks in etcd and what
+# it published, against what its pods got (ADDS: attach's lines). Leaves
+# store.WHEN ("IP CONTAINER IFNAME") and blocks.WHEN ("CIDR NODE", etcd's
+# blocks of both pools) in the node's output for the cross-node checks.
+store_check() {
+	local when=$1 f=${1// /} t0 p
+	shift
+	awk '{ sub("/.*", "", $4); print $4, $2, $3 }' "$@" | sort >/tmp/pods.addrs
+	store_held >"$VM_OUT/store.$f"
+	check_eq "$when: $VM_NODE's own store (ipam.path) holds exactly its pods' addresses, each under its container (nothing left by a failed try)" \
+		"$(cat "$VM_OUT/store.$f")" "$(cat /tmp/pods.addrs)"
+	for p in $POOLS; do "$CTL" pool show "$p" -j; done >/tmp/pools.json
+	jq -r '.blocks[] | "\(.block) \(.node)"' /tmp/pools.json >"$VM_OUT/blocks.$f"
+	check_eq "$when: each of them inside a block etcd says $VM_NODE holds (pool show's blocks)" \
+		"$(outside_blocks "$VM_NODE" "$VM_OUT/blocks.$f" "$VM_OUT/store.$f")" ""
+	check_eq "$when: no block listed twice" "$(awk '{ print $1 }' "$VM_OUT/blocks.$f" | sort | uniq -d)" ""
+	check_eq "$when: etcd holds no per-allocation record of either pool (pool show's allocations)" \
+		"$(jq -s '[.[].allocations[]] | length' /tmp/pools.json)" 0
+	tap_diag "$when: $VM_NODE holds $(awk -v n="$VM_NODE" '$2 == n { print $1 }' "$VM_OUT/blocks.$f" | xargs)"
+	# the agent's tick publishes at most every 10 s, with textfile.interval_s 2 here
+	t0=$SECONDS
+	check "$when: what $VM_NODE published in etcd (P/used, pool show's published) names the same addresses and containers (waits for the agent's tick)" \
+		vm_wait_until 60 published_is "$VM_OUT/store.$f"
+	tap_diag "$when: published after $((SECONDS - t0)) s of waiting"
+	published_mine >"$VM_OUT/published.$f"
+}
+
+# node-a, once both nodes ran store_check WHEN: no address in two stores
+stores_apart() {
+	local when=$1 f=${1// /}
+	check_eq "$when: no address in both nodes' stores" \
+		"$(cat "$VM_RUN"/node-*/store."$f" | awk '{ print $1 }' | sort | uniq -d)" ""
+	check_eq "$when: node-b's addresses inside blocks etcd says node-b holds, as node-a reads etcd" \
+		"$(outside_blocks node-b "$VM_OUT/blocks.$f" "$VM_RUN/node-b/store.$f")" ""
+}
+
 cm_listening() { rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -q ":$1 "; }
 
 # ROLE server|client NAME CMD...: one RDMA run between the nodes, the server
@@ -199,17 +280,32 @@ node_setup() {
 	install -D -m 0755 "$RN_BUILD/bin/rdmanet" /opt/cni/bin/rdmanet
 	mkdir -p /etc/rdmanet
 	# one node config for both nodes (the node name is the hostname): the
-	# hca-shared overlay's, its masters discovered, without the device plugin
+	# hca-shared overlay's, its masters discovered, without the device plugin;
+	# the IP pools as the rails-8 overlay runs them, per-node blocks in etcd
+	# ("block", ipam.path, ipam.block_lease_s). Blocks of 8 (/29, not the
+	# overlay's /28 of 16) so that a node needs more than one: the agent
+	# claims one per pool at start (its reserve, with no block free), step
+	# 2's 3 addresses per pool fit in it with more than half a block left,
+	# step 6's 3 more on rail1 still fit (6 of 8) without a claim on the ADD
+	# path while the leader is killed, and leave less than half free, so
+	# the agent's tick claims rail1's second block. The ranges are 64
+	# addresses on /29 boundaries (widened from 50: 8 whole blocks, where
+	# 50 from .100 left two blocks cut short, which fill sooner): 2 nodes x
+	# 2 blocks at most take half of each pool.
 	jq 'del(.device_plugin) | .masters = []' "$RN_SRC/deploy/overlays/hca-shared/config.json" | jq \
 		--argjson eps "$(printf '"http://10.0.2.2:%s"\n' "$@" | jq -s -c .)" '
-		.ipam = { store: "etcd", endpoints: $eps, prefix: "/rdmanet", timeout_s: 5 }
+		.ipam = { store: "etcd", endpoints: $eps, prefix: "/rdmanet", timeout_s: 5,
+			  path: "/var/lib/rdmanet/ipam.db", block_lease_s: 900 }
 		| .textfile.interval_s = 2
 		| .pools = [
-		    { name: "rail1", subnet: "192.168.77.0/24", ips: ["192.168.77.100-192.168.77.149"],
-		      gateway: "192.168.77.254", masters: ["eth0"] },
-		    { name: "rail1-net", subnet: "172.16.11.0/24", ips: ["172.16.11.10-172.16.11.59"],
-		      gateway: "172.16.11.254", masters: ["eth0"] } ]' >/etc/rdmanet/config.json
+		    { name: "rail1", subnet: "192.168.77.0/24", ips: ["192.168.77.96-192.168.77.159"],
+		      gateway: "192.168.77.254", masters: ["eth0"], block: 29 },
+		    { name: "rail1-net", subnet: "172.16.11.0/24", ips: ["172.16.11.8-172.16.11.71"],
+		      gateway: "172.16.11.254", masters: ["eth0"], block: 29 } ]' >/etc/rdmanet/config.json
 	cp /etc/rdmanet/config.json "$VM_OUT/config.json"
+	# the node's own store read as a SQLite store ("store" left to its
+	# default on the same ipam.path): what this node handed out of its blocks
+	jq -n --arg n "$VM_NODE" '{ node: $n, ipam: { path: "/var/lib/rdmanet/ipam.db" } }' >/tmp/local.json
 	# the NetworkAttachmentDefinitions: deploy/examples/nad-macvlan.yaml's, one per rail style,
 	# as Multus hands them to the plugin (cniVersion and name from the list)
 	local nad
@@ -264,20 +360,20 @@ step2() {
 		"per ADD ms: $(awk '{ print $6 }' "$VM_OUT/adds.1" | sort -n | tr '\n' ' ')"
 	# a retried ADD is no error (a gateway slow to answer under a loaded host)
 	tap_diag "attempts per ADD: $(awk '{ print $1 "/" $3 "=" $5 }' "$VM_OUT/adds.1" | tr '\n' ' ')"
-	check "net1 addresses in rail1's range" awk '$3 == "net1" && $4 !~ /^192\.168\.77\.1([0-4][0-9])\/24$/ { exit 1 }' "$VM_OUT/adds.1"
-	check "net2 addresses in rail1-net's range" awk '$3 == "net2" && $4 !~ /^172\.16\.11\.([1-5][0-9])\/24$/ { exit 1 }' "$VM_OUT/adds.1"
+	check "net1 addresses in rail1's range" awk '$3 == "net1" && $4 !~ /^192\.168\.77\.(9[6-9]|1[0-5][0-9])\/24$/ { exit 1 }' "$VM_OUT/adds.1"
+	check "net2 addresses in rail1-net's range" awk '$3 == "net2" && $4 !~ /^172\.16\.11\.([89]|[1-6][0-9]|7[01])\/24$/ { exit 1 }' "$VM_OUT/adds.1"
 	vm_barrier attached 240
 	all=$(cat "$VM_RUN"/node-*/adds.1)
 	check_eq "both nodes: $((NP * 4)) attachments" "$(wc -l <<<"$all")" $((NP * 4))
 	dup=$(awk '{ print $4 }' <<<"$all" | sort | uniq -d)
 	check_eq "no address handed out twice across the nodes" "$dup" ""
-	# the store's view: each address under the container and node that got it
-	"$CTL" pool show rail1 -j >/tmp/rail1.json && "$CTL" pool show rail1-net -j >/tmp/rail1-net.json
-	check_eq "etcd holds exactly those addresses, each under its pod's container and node" \
-		"$(jq -r '.allocations[] | "\(.ip) \(.container_id) \(.ifname) \(.node)"' /tmp/rail1.json /tmp/rail1-net.json | sort)" \
-		"$(awk '{ sub("/.*", "", $4); n = substr($1, 1, 1) == "a" ? "node-a" : "node-b"; print $4, $2, $3, n }' <<<"$all" | sort)"
-	check_eq "both nodes drew from the one rail1 pool" \
-		"$(jq -r '[.allocations[].node] | unique | join(",")' /tmp/rail1.json)" "node-a,node-b"
+	# the stores' view: each node's addresses in its own store, inside its blocks
+	store_check "step 2" "$VM_OUT/adds.1"
+	vm_barrier stores-1 120
+	[ "$VM_NODE" = node-a ] || return 0
+	stores_apart "step 2"
+	check_eq "both nodes hold blocks of the one rail1 pool" \
+		"$(awk '$1 ~ /^192\.168\.77\./ { print $2 }' "$VM_OUT/blocks.step2" | sort -u | xargs)" "node-a node-b"
 }
 
 step3_a() {	# node-a: pod a1 sends to pod b1 over both rails
@@ -453,20 +549,19 @@ attach_wait() {
 	tap_diag "ADDs across the kill: $(awk -v a="$ATTACH_T0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s;" \
 		"the leader was dead before the last one ended: $during;" \
 		"attempts per pod: $(awk '{ print $1 "=" $5 }' "$VM_OUT/adds.2" | tr '\n' ' ')"
+	# the node's blocks have room for them (the agent's reserve, see
+	# node_setup): an ADD asks etcd nothing, so losing the leader fails none
+	check_eq "every ADD across the leader kill succeeded on its first try (inside the node's blocks)" \
+		"$(awk '$5 != 1 { print $1 "=" $5 }' "$VM_OUT/adds.2" | xargs)" ""
 }
 
-final_check() {	# node-a, once both nodes are done: the store against what the pods got
+final_check() {	# node-a, once both nodes are done: what the pods got, across the nodes
 	local all
-	vm_barrier s6-done 300
 	all=$(cat "$VM_RUN"/node-*/adds.1 "$VM_RUN"/node-*/adds.2)
 	check_eq "$((NP * 4 + NQ * 2)) attachments in all" "$(wc -l <<<"$all")" $((NP * 4 + NQ * 2))
 	check_eq "no address handed out twice, leader kill included" \
 		"$(awk '{ print $4 }' <<<"$all" | sort | uniq -d)" ""
-	"$CTL" pool show rail1 -j >/tmp/rail1.json && "$CTL" pool show rail1-net -j >/tmp/rail1-net.json
-	cp /tmp/rail1.json /tmp/rail1-net.json "$VM_OUT/"
-	check_eq "etcd holds exactly what the pods got: nothing lost, nothing left by failed tries" \
-		"$(jq -r '.allocations[] | "\(.ip) \(.container_id) \(.ifname)"' /tmp/rail1.json /tmp/rail1-net.json | sort)" \
-		"$(awk '{ sub("/.*", "", $4); print $4, $2, $3 }' <<<"$all" | sort)"
+	stores_apart "the end"
 	"$CTL" doctor >"$VM_OUT/doctor.3" 2>&1
 	check_eq "doctor at the end: exit 0" $? 0
 }
@@ -480,8 +575,11 @@ guest_main() {
 	step4
 	step5
 	if [ "$VM_NODE" = node-a ]; then step6_a; else step6_b; fi
+	store_check "the end" "$VM_OUT/adds.1" "$VM_OUT/adds.2"
 	vm_barrier s6-done 300
 	[ "$VM_NODE" = node-a ] && final_check
+	grep 'ipam: blocks' "$VM_OUT/agent.log" >"$VM_OUT/agent.blocks"
+	tap_diag "agent: $(grep -c 'claimed or given back' "$VM_OUT/agent.blocks") ticks claimed or gave back blocks, $(grep -vc 'claimed or given back' "$VM_OUT/agent.blocks") block warnings"
 	"$CTL" stats >"$VM_OUT/stats.txt" 2>&1
 	cp "$textfile" "$VM_OUT/rdmanet.prom"
 	vm_barrier done 300
@@ -545,9 +643,24 @@ if [ -n "$killed" ]; then
 	nl=$(etcd_leader)
 	check "the two members left elected a new leader (member ${nl:-none})" \
 		test -n "$nl" -a "$nl" != "$killed"
-	keys=$(ETCDCTL_API=3 etcdctl --endpoints="$(IFS=,; echo "${live[*]}")" get --prefix /rdmanet/ips/ --keys-only 2>/dev/null | grep -c .)
-	check_eq "etcdctl: one key per address the pods hold, no more" "$keys" \
-		"$(cat "$VM_RUN_DIR"/node-*/adds.[12] 2>/dev/null | wc -l)"
+	ectl() { ETCDCTL_API=3 etcdctl --endpoints="$(IFS=,; echo "${live[*]}")" "$@" 2>/dev/null; }
+	check_eq "etcdctl: no per-allocation key (/rdmanet/ips/): every address the pods hold is in a block" \
+		"$(ectl get --prefix /rdmanet/ips/ --keys-only | grep -c .)" 0
+	# the blocks as etcd has them, "CIDR NODE": P/blocks/<pool>/<hex base>
+	# and its value's holder and prefix length (one holder per key)
+	ectl get --prefix /rdmanet/blocks/ | while read -r k && read -r v; do
+		h=${k##*/}
+		printf '%d.%d.%d.%d/%s %s\n' "0x${h:0:2}" "0x${h:2:2}" "0x${h:4:2}" "0x${h:6:2}" \
+			"$(jq -r .len <<<"$v")" "$(jq -r .node <<<"$v")"
+	done >"$VM_RUN_DIR/blocks.etcd"
+	tap_diag "etcd's blocks: $(tr ' ' '=' <"$VM_RUN_DIR/blocks.etcd" | xargs)"
+	check_eq "etcdctl: every block held by node-a or node-b, none listed twice" \
+		"$(awk '$2 != "node-a" && $2 != "node-b" { print }' "$VM_RUN_DIR/blocks.etcd"; awk '{ print $1 }' "$VM_RUN_DIR/blocks.etcd" | sort | uniq -d)" ""
+	for n in a b; do
+		cat "$VM_RUN_DIR/node-$n"/adds.[12] 2>/dev/null | awk '{ sub("/.*", "", $4); print $4, $1 }' >"$VM_RUN_DIR/pods.node-$n"
+		check_eq "etcdctl: each address node-$n's pods got lies in a block etcd gives node-$n" \
+			"$( [ -s "$VM_RUN_DIR/pods.node-$n" ] || echo none; outside_blocks "node-$n" "$VM_RUN_DIR/blocks.etcd" "$VM_RUN_DIR/pods.node-$n")" ""
+	done
 fi
 pcap=$VM_RUN_DIR/node-b/pods.pcap
 if [ -s "$pcap" ] && [ -s "$VM_RUN_DIR/node-b/b1.addrs" ]; then
