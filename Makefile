@@ -36,11 +36,11 @@ PKGS := libbpf libxdp libnl-3.0 libnl-route-3.0 libnl-genl-3.0 jansson sqlite3 l
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
-# gRPC core is dlopen'ed by the device plugin (user/lib/devplugin/grpc_dl.c),
-# never linked: an agent without a device plugin does not map it. The
+# gRPC core is dlopen'ed by the kubelet plugins (user/lib/grpcrt/dl.c), never
+# linked: an agent without a device plugin or DRA driver does not map it. The
 # sonames are the ones the build's headers belong to.
 soname = $(shell objdump -p $$($(CC) -print-file-name=$(1)) 2>/dev/null | awk '/SONAME/ { print $$2 }')
-GRPC_DEFS := -DDP_LIBGRPC='"$(call soname,libgrpc.so)"' -DDP_LIBGPR='"$(call soname,libgpr.so)"'
+GRPC_DEFS := -DRN_LIBGRPC='"$(call soname,libgrpc.so)"' -DRN_LIBGPR='"$(call soname,libgpr.so)"'
 
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wshadow -Wno-missing-field-initializers \

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The clocks the device plugin's thread uses: seconds on CLOCK_MONOTONIC for
- * its own schedule, and gRPC deadlines on gRPC's monotonic clock. */
+/* The clock of the device plugin thread's own schedule: seconds on
+ * CLOCK_MONOTONIC (its gRPC deadlines are rn_grpc_deadline_ms's). */
 #include <time.h>
-#include <grpc/support/time.h>
 
 #include "devplugin/grpc_internal.h"
 
@@ -12,9 +11,4 @@ double dp_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-gpr_timespec dp_deadline_ms(long ms)
-{
-	return gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_millis(ms, GPR_TIMESPAN));
 }

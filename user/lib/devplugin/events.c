@@ -143,12 +143,12 @@ static void inotify_poll(struct dp_server *s)
 					dp_unserve(&s->res[i]);
 				continue;
 			}
-			if (r && (ev->mask & (IN_DELETE | IN_MOVED_FROM)) && r->ep.state == DP_SRV_UP &&
-			    own_socket_there(r)) {
+			if (r && (ev->mask & (IN_DELETE | IN_MOVED_FROM)) &&
+			    r->ep.state == RN_GRPC_SRV_UP && own_socket_there(r)) {
 				rn_debug("device plugin %s: an older %s was removed; ours is there",
 					 r->view.resource, r->ep.path);
 			} else if (r && (ev->mask & (IN_DELETE | IN_MOVED_FROM)) &&
-				   r->ep.state == DP_SRV_UP) {
+				   r->ep.state == RN_GRPC_SRV_UP) {
 				rn_info("device plugin %s: %s was deleted (kubelet restart?): serving "
 					"and registering again", r->view.resource, r->ep.path);
 				dp_unserve(r);	/* the loop serves it again once shut down */

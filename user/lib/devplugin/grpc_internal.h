@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* Inside the device plugin's thread: one gRPC completion queue carries
  * every server call, ListAndWatch send and Register attempt; each event's
- * tag is a struct dp_tag whose done() runs on the thread. Nothing here is
+ * tag is a struct rn_grpc_tag whose done() runs on the thread. Nothing here is
  * touched by another thread except dp_server.stop. Not part of the
  * module's interface (that is devplugin.h). */
 #ifndef RDMANET_DEVPLUGIN_GRPC_INTERNAL_H
@@ -15,7 +15,6 @@
 #include <protobuf-c/protobuf-c.h>
 
 #include "grpcrt/grpcrt.h"
-#include "grpcrt/endpoint.h"
 
 #include "devplugin/devplugin.h"
 #include "rdma/rdma.h"
@@ -27,15 +26,15 @@ struct dp_res {
 	struct rn_dp_resource_config rc;
 	struct rn_dp_view view;
 	bool unservable;		/* rn_dp_resource_servable said no: never served */
-	char sock_name[DP_SOCK_MAX];	/* "rdmanet-<prefix>-<name>.sock" */
+	char sock_name[RN_GRPC_SOCK_MAX];	/* "rdmanet-<prefix>-<name>.sock" */
 	char what[RN_DP_PREFIX_LEN + RN_DP_NAME_LEN + 16];	/* "device plugin rdma/x" */
-	struct dp_endpoint ep;		/* its socket (ep.path) and server */
-	struct dp_call *watchers;	/* open ListAndWatch streams */
+	struct rn_grpc_endpoint ep;	/* its socket (ep.path) and server */
+	struct rn_grpc_call *watchers;	/* open ListAndWatch streams */
 	unsigned long long served;	/* times served (re-serves after deletion) */
 	double serve_retry_at;
 	/* Register with kubelet.sock (not in watcher mode) */
 	enum dp_reg_state reg;
-	struct dp_tag reg_tag;
+	struct rn_grpc_tag reg_tag;
 	grpc_channel *reg_chan;
 	grpc_call *reg_call;
 	grpc_byte_buffer *reg_send, *reg_recv;
@@ -63,7 +62,7 @@ struct dp_server {
 	bool have_model;
 	bool watcher;			/* plugins_registry exists: kubelet finds us there */
 	char plugin_dir[PATH_MAX];	/* where our sockets live */
-	char kubelet_sock[DP_SOCK_MAX];
+	char kubelet_sock[RN_GRPC_SOCK_MAX];
 	struct dp_res *res;
 	int n_res;
 	int inotify_fd;
@@ -78,6 +77,9 @@ struct dp_server {
 	double settle_by;		/* or over anyway at this time */
 };
 
+/* clock.c: seconds on CLOCK_MONOTONIC, the thread's own schedule */
+double dp_now(void);
+
 /* health.c: published at every housekeeping pass */
 void dp_health_publish(struct dp_server *s);
 
@@ -89,7 +91,7 @@ void dp_unserve(struct dp_res *r);
 grpc_status_code dp_rpc_unary(struct dp_res *r, const char *method, grpc_byte_buffer *req,
 			      grpc_byte_buffer **resp, char *err, size_t err_size);
 /* list_and_watch.c: ListAndWatch */
-void dp_list_and_watch_start(struct dp_call *c);
+void dp_list_and_watch_start(struct rn_grpc_call *c);
 void dp_list_and_watch_push(struct dp_res *r);	/* the view changed: send the whole list */
 grpc_byte_buffer *dp_list_and_watch_message(const struct dp_res *r);
 

@@ -18,7 +18,7 @@ void dp_health_publish(struct dp_server *s)
 		const struct dp_res *r = &s->res[i];
 
 		unservable += r->unservable;
-		if (r->ep.state != DP_SRV_UP)
+		if (r->ep.state != RN_GRPC_SRV_UP)
 			continue;
 		served++;
 		/* with the plugin watcher kubelet says so (NotifyRegistrationStatus);

@@ -65,7 +65,7 @@ grpc_byte_buffer *dp_list_and_watch_message(const struct dp_res *r)
 	}
 	out.n_devices = n;
 	out.devices = devp;
-	bb = dp_pb_pack(&out.base);
+	bb = rn_grpc_pb_pack(&out.base);
 out:
 	free(devs);
 	free(devp);
@@ -74,27 +74,28 @@ out:
 	return bb;
 }
 
-static void send_list(struct dp_call *c);
+static void send_list(struct rn_grpc_call *c);
 
 /* a stream's resource: its endpoint's owner */
-static struct dp_res *res_of(const struct dp_call *c)
+static struct dp_res *res_of(const struct rn_grpc_call *c)
 {
 	return c->ep->ctx;
 }
 
-static void sent(struct dp_tag *t, bool ok)
+static void sent(struct rn_grpc_tag *t, bool ok)
 {
-	struct dp_call *c = (struct dp_call *)((char *)t - offsetof(struct dp_call, send_tag));
+	struct rn_grpc_call *c = (struct rn_grpc_call *)((char *)t -
+						     offsetof(struct rn_grpc_call, send_tag));
 
 	c->send_busy = false;
 	grpc_byte_buffer_destroy(c->send_buf);
 	c->send_buf = NULL;
 	if (ok && !c->closed && c->dirty && !atomic_load(&res_of(c)->srv->stop))
 		send_list(c);
-	dp_call_unref(c);	/* the batch */
+	rn_grpc_call_unref(c);	/* the batch */
 }
 
-static void send_list(struct dp_call *c)
+static void send_list(struct rn_grpc_call *c)
 {
 	grpc_op op = { 0 };
 
@@ -119,7 +120,7 @@ static void send_list(struct dp_call *c)
 	}
 }
 
-void dp_list_and_watch_start(struct dp_call *c)
+void dp_list_and_watch_start(struct rn_grpc_call *c)
 {
 	c->next = res_of(c)->watchers;
 	res_of(c)->watchers = c;
@@ -129,7 +130,7 @@ void dp_list_and_watch_start(struct dp_call *c)
 
 void dp_list_and_watch_push(struct dp_res *r)
 {
-	for (struct dp_call *c = r->watchers; c; c = c->next) {
+	for (struct rn_grpc_call *c = r->watchers; c; c = c->next) {
 		if (c->send_busy)
 			c->dirty = true;
 		else

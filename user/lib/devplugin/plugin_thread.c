@@ -138,7 +138,7 @@ static void settle(struct dp_server *s, double now)
 	for (int i = 0; i < s->n_res && now < s->settle_by; i++) {
 		const struct dp_res *r = &s->res[i];
 
-		if (!r->unservable && (r->ep.state != DP_SRV_UP ||
+		if (!r->unservable && (r->ep.state != RN_GRPC_SRV_UP ||
 				       (!s->watcher && r->reg != DP_REG_DONE)))
 			return;
 	}
@@ -166,7 +166,7 @@ static void housekeeping(struct dp_server *s)
 
 		if (r->unservable)
 			continue;
-		if (r->ep.state == DP_SRV_DOWN && now >= r->serve_retry_at) {
+		if (r->ep.state == RN_GRPC_SRV_DOWN && now >= r->serve_retry_at) {
 			if (!rn_sysfs_exists("%s", s->plugin_dir)) {
 				if (r->served || !r->serve_retry_at)
 					rn_warn("device plugin %s: %s does not exist (kubelet not "
@@ -181,7 +181,7 @@ static void housekeeping(struct dp_server *s)
 			}
 			dp_events_rewatch(s);
 		}
-		if (s->watcher || r->ep.state != DP_SRV_UP)
+		if (s->watcher || r->ep.state != RN_GRPC_SRV_UP)
 			continue;
 		if (r->reg == DP_REG_IDLE || (r->reg == DP_REG_WAIT && now >= r->reg_retry_at))
 			dp_register_start(r);
@@ -194,7 +194,7 @@ static void housekeeping(struct dp_server *s)
 static void run_event(grpc_event ev)
 {
 	if (ev.type == GRPC_OP_COMPLETE)
-		((struct dp_tag *)ev.tag)->done(ev.tag, ev.success);
+		((struct rn_grpc_tag *)ev.tag)->done(ev.tag, ev.success);
 }
 
 static void shutdown_all(struct dp_server *s)
@@ -214,7 +214,7 @@ static void shutdown_all(struct dp_server *s)
 			busy |= s->res[i].reg == DP_REG_PENDING;
 		if (!busy)
 			break;
-		ev = grpc_completion_queue_next(s->cq, dp_deadline_ms(1000), NULL);
+		ev = grpc_completion_queue_next(s->cq, rn_grpc_deadline_ms(1000), NULL);
 		run_event(ev);
 	}
 	grpc_completion_queue_shutdown(s->cq);
@@ -235,7 +235,7 @@ static void *thread_main(void *arg)
 	s->periodic_at = dp_now() + (s->cfg.periodic_s > 0 ? s->cfg.periodic_s : 0);
 	while (!atomic_load(&s->stop)) {
 		housekeeping(s);
-		run_event(grpc_completion_queue_next(s->cq, dp_deadline_ms(TICK_MS), NULL));
+		run_event(grpc_completion_queue_next(s->cq, rn_grpc_deadline_ms(TICK_MS), NULL));
 	}
 	shutdown_all(s);
 	return NULL;
@@ -275,7 +275,7 @@ struct rn_dp_server *rn_dp_start(const struct rn_config *c, struct rn_error *e)
 	s->inotify_fd = -1;
 	s->hold_wd = -1;
 	/* in place: the VF resources point at s->cfg.sriov */
-	if (rn_dp_config_build(c, &s->cfg, e) || dp_grpc_load(e))
+	if (rn_dp_config_build(c, &s->cfg, e) || rn_grpc_load(e))
 		goto fail;
 	if (!s->cfg.n_res) {
 		rn_fail(e, -ENOENT, "device plugin: no resources configured");

@@ -37,7 +37,7 @@ static void reg_cleanup(struct dp_res *r)
 	r->reg_details = grpc_empty_slice();
 }
 
-static void registered(struct dp_tag *t, bool ok)
+static void registered(struct rn_grpc_tag *t, bool ok)
 {
 	struct dp_res *r = (struct dp_res *)((char *)t - offsetof(struct dp_res, reg_tag));
 	char why[256];
@@ -71,7 +71,7 @@ static void registered(struct dp_tag *t, bool ok)
 	}
 	reg_cleanup(r);
 	/* kubelet could not dial us back: our socket is gone, serve again */
-	if (r->reg == DP_REG_WAIT && r->ep.state == DP_SRV_UP && access(r->ep.path, F_OK)) {
+	if (r->reg == DP_REG_WAIT && r->ep.state == RN_GRPC_SRV_UP && access(r->ep.path, F_OK)) {
 		rn_info("device plugin %s: %s is gone: serving again", r->view.resource,
 			r->ep.path);
 		dp_unserve(r);
@@ -83,10 +83,10 @@ void dp_register_start(struct dp_res *r)
 	V1beta1__RegisterRequest q = V1BETA1__REGISTER_REQUEST__INIT;
 	V1beta1__DevicePluginOptions o = V1BETA1__DEVICE_PLUGIN_OPTIONS__INIT;
 	grpc_channel_credentials *creds;
-	char uri[DP_SOCK_MAX + 8];
+	char uri[RN_GRPC_SOCK_MAX + 8];
 	grpc_op ops[6] = { 0 };
 
-	if (r->reg == DP_REG_PENDING || r->ep.state != DP_SRV_UP)
+	if (r->reg == DP_REG_PENDING || r->ep.state != RN_GRPC_SRV_UP)
 		return;
 	q.version = (char *)RN_DP_API_VERSION;
 	q.endpoint = r->sock_name;
@@ -101,8 +101,8 @@ void dp_register_start(struct dp_res *r)
 	r->reg_call = grpc_channel_create_call(r->reg_chan, NULL, GRPC_PROPAGATE_DEFAULTS,
 					       r->srv->cq,
 					       grpc_slice_from_static_string(REGISTER_METHOD), NULL,
-					       dp_deadline_ms(REGISTER_TIMEOUT_MS), NULL);
-	r->reg_send = dp_pb_pack(&q.base);
+					       rn_grpc_deadline_ms(REGISTER_TIMEOUT_MS), NULL);
+	r->reg_send = rn_grpc_pb_pack(&q.base);
 	grpc_metadata_array_init(&r->reg_md_init);
 	grpc_metadata_array_init(&r->reg_md_trail);
 	r->reg_details = grpc_empty_slice();

@@ -13,10 +13,10 @@ static grpc_status_code unary(void *ctx, const char *method, grpc_byte_buffer *r
 	return dp_rpc_unary(ctx, method, req, resp, err, esz);
 }
 
-static void stream_closed(struct dp_call *c)
+static void stream_closed(struct rn_grpc_call *c)
 {
 	struct dp_res *r = c->ep->ctx;
-	struct dp_call **pp = &r->watchers;
+	struct rn_grpc_call **pp = &r->watchers;
 
 	while (*pp && *pp != c)
 		pp = &(*pp)->next;
@@ -26,7 +26,7 @@ static void stream_closed(struct dp_call *c)
 		 c->cancelled ? " by kubelet" : "");
 }
 
-static const struct dp_service device_plugin_service = {
+static const struct rn_grpc_service device_plugin_service = {
 	.unary = unary,
 	.stream_method = "/v1beta1.DevicePlugin/ListAndWatch",
 	.stream_start = dp_list_and_watch_start,
@@ -40,7 +40,7 @@ int dp_serve(struct dp_res *r)
 	r->ep.what = r->what;
 	r->ep.cq = r->srv->cq;
 	r->ep.pending_shutdowns = &r->srv->pending_shutdowns;
-	if (dp_endpoint_serve(&r->ep))
+	if (rn_grpc_endpoint_serve(&r->ep))
 		return -1;
 	r->served++;
 	rn_info("device plugin %s: serving on %s (%d devices)", r->view.resource, r->ep.path,
@@ -50,8 +50,8 @@ int dp_serve(struct dp_res *r)
 
 void dp_unserve(struct dp_res *r)
 {
-	if (r->ep.state != DP_SRV_UP)
+	if (r->ep.state != RN_GRPC_SRV_UP)
 		return;
 	dp_register_cancel(r);
-	dp_endpoint_unserve(&r->ep);
+	rn_grpc_endpoint_unserve(&r->ep);
 }

@@ -20,7 +20,7 @@ static grpc_status_code options(grpc_byte_buffer **resp)
 
 	o.pre_start_required = false;
 	o.get_preferred_allocation_available = true;
-	*resp = dp_pb_pack(&o.base);
+	*resp = rn_grpc_pb_pack(&o.base);
 	return GRPC_STATUS_OK;
 }
 
@@ -28,7 +28,7 @@ static grpc_status_code preferred(struct dp_res *r, grpc_byte_buffer *req,
 				  grpc_byte_buffer **resp, char *err, size_t esz)
 {
 	V1beta1__PreferredAllocationRequest *q = (V1beta1__PreferredAllocationRequest *)
-		dp_pb_unpack(&v1beta1__preferred_allocation_request__descriptor, req);
+		rn_grpc_pb_unpack(&v1beta1__preferred_allocation_request__descriptor, req);
 	V1beta1__PreferredAllocationResponse out = V1BETA1__PREFERRED_ALLOCATION_RESPONSE__INIT;
 	V1beta1__ContainerPreferredAllocationResponse *cr = NULL, **crp = NULL;
 	grpc_status_code st = GRPC_STATUS_OK;
@@ -64,7 +64,7 @@ static grpc_status_code preferred(struct dp_res *r, grpc_byte_buffer *req,
 	}
 	out.n_container_responses = q->n_container_requests;
 	out.container_responses = crp;
-	*resp = dp_pb_pack(&out.base);
+	*resp = rn_grpc_pb_pack(&out.base);
 out:
 	for (size_t i = 0; cr && i < q->n_container_requests; i++)
 		free(cr[i].deviceids);
@@ -141,7 +141,7 @@ static grpc_status_code allocate(struct dp_res *r, grpc_byte_buffer *req, grpc_b
 				 char *err, size_t esz)
 {
 	V1beta1__AllocateRequest *q = (V1beta1__AllocateRequest *)
-		dp_pb_unpack(&v1beta1__allocate_request__descriptor, req);
+		rn_grpc_pb_unpack(&v1beta1__allocate_request__descriptor, req);
 	V1beta1__AllocateResponse out = V1BETA1__ALLOCATE_RESPONSE__INIT;
 	V1beta1__ContainerAllocateResponse **crp = NULL;
 	struct container_mem *mem = NULL;
@@ -184,7 +184,7 @@ static grpc_status_code allocate(struct dp_res *r, grpc_byte_buffer *req, grpc_b
 	}
 	out.n_container_responses = n;
 	out.container_responses = crp;
-	*resp = dp_pb_pack(&out.base);
+	*resp = rn_grpc_pb_pack(&out.base);
 out:
 	for (size_t i = 0; mem && i < n; i++) {
 		rn_dp_alloc_free(&mem[i].a);
@@ -207,14 +207,14 @@ static grpc_status_code get_info(struct dp_res *r, grpc_byte_buffer **resp)
 	o.endpoint = r->ep.path;
 	o.n_supported_versions = 1;
 	o.supported_versions = versions;
-	*resp = dp_pb_pack(&o.base);
+	*resp = rn_grpc_pb_pack(&o.base);
 	return GRPC_STATUS_OK;
 }
 
 static grpc_status_code notify(struct dp_res *r, grpc_byte_buffer *req, grpc_byte_buffer **resp)
 {
 	Pluginregistration__RegistrationStatus *q = (Pluginregistration__RegistrationStatus *)
-		dp_pb_unpack(&pluginregistration__registration_status__descriptor, req);
+		rn_grpc_pb_unpack(&pluginregistration__registration_status__descriptor, req);
 	Pluginregistration__RegistrationStatusResponse o =
 		PLUGINREGISTRATION__REGISTRATION_STATUS_RESPONSE__INIT;
 
@@ -228,7 +228,7 @@ static grpc_status_code notify(struct dp_res *r, grpc_byte_buffer *req, grpc_byt
 	}
 	if (q)
 		protobuf_c_message_free_unpacked(&q->base, NULL);
-	*resp = dp_pb_pack(&o.base);
+	*resp = rn_grpc_pb_pack(&o.base);
 	return GRPC_STATUS_OK;
 }
 
@@ -245,7 +245,7 @@ grpc_status_code dp_rpc_unary(struct dp_res *r, const char *method, grpc_byte_bu
 	if (!strcmp(method, DP "PreStartContainer")) {
 		V1beta1__PreStartContainerResponse o = V1BETA1__PRE_START_CONTAINER_RESPONSE__INIT;
 
-		*resp = dp_pb_pack(&o.base);
+		*resp = rn_grpc_pb_pack(&o.base);
 		return GRPC_STATUS_OK;
 	}
 	if (r->srv->watcher && !strcmp(method, REG "GetInfo"))

@@ -2,12 +2,12 @@
 /* The DRA driver's thread: kubelet's Registration service on
  * <registry_dir>/<driver>-reg.sock and the DRAPlugin service (v1 and
  * v1beta1, whose messages are the same field for field) on
- * <plugin_dir>/dra.sock, both through the device plugin's gRPC endpoint
- * (devplugin/grpc_endpoint.h) on one completion queue. Every claim of a
- * request gets an answer, an error in it when it could not be done: a
- * claim left out, or a gRPC error, makes kubelet retry the whole call. A
- * socket that disappears (kubelet cleaning its directories at start) is
- * served again at the next tick. */
+ * <plugin_dir>/dra.sock, both through a gRPC endpoint (grpcrt/grpcrt.h)
+ * on one completion queue. Every claim of a request gets an answer, an
+ * error in it when it could not be done: a claim left out, or a gRPC
+ * error, makes kubelet retry the whole call. A socket that disappears
+ * (kubelet cleaning its directories at start) is served again at the next
+ * tick. */
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #include "grpcrt/grpcrt.h"
-#include "grpcrt/endpoint.h"
 #include "devplugin/pluginregistration_v1.pb-c.h"
 #include "dra/dra_v1.pb-c.h"
 #include "dra/internal.h"
@@ -49,7 +48,7 @@ struct rn_dra_server {
 	grpc_completion_queue *cq;
 	struct rn_dra_config cfg;
 	struct rn_dra_driver *drv;
-	struct dp_endpoint reg, plugin;
+	struct rn_grpc_endpoint reg, plugin;
 	char reg_what[RN_DRA_DRIVER_LEN + 32], plugin_what[RN_DRA_DRIVER_LEN + 32];
 	int pending_shutdowns;
 	unsigned long long registrations;
@@ -68,7 +67,7 @@ static grpc_status_code get_info(struct rn_dra_server *s, grpc_byte_buffer **res
 	o.endpoint = s->plugin.path;
 	o.n_supported_versions = 2;
 	o.supported_versions = versions;
-	*resp = dp_pb_pack(&o.base);
+	*resp = rn_grpc_pb_pack(&o.base);
 	return GRPC_STATUS_OK;
 }
 
@@ -76,7 +75,7 @@ static grpc_status_code notify(struct rn_dra_server *s, grpc_byte_buffer *req,
 			       grpc_byte_buffer **resp)
 {
 	Pluginregistration__RegistrationStatus *q = (Pluginregistration__RegistrationStatus *)
-		dp_pb_unpack(&pluginregistration__registration_status__descriptor, req);
+		rn_grpc_pb_unpack(&pluginregistration__registration_status__descriptor, req);
 	Pluginregistration__RegistrationStatusResponse o =
 		PLUGINREGISTRATION__REGISTRATION_STATUS_RESPONSE__INIT;
 
@@ -92,7 +91,7 @@ static grpc_status_code notify(struct rn_dra_server *s, grpc_byte_buffer *req,
 	}
 	if (q)
 		protobuf_c_message_free_unpacked(&q->base, NULL);
-	*resp = dp_pb_pack(&o.base);
+	*resp = rn_grpc_pb_pack(&o.base);
 	return GRPC_STATUS_OK;
 }
 
@@ -153,7 +152,7 @@ static void prepare_answer(struct prepare_mem *m, bool ok)
 static grpc_status_code prepare(struct rn_dra_server *s, grpc_byte_buffer *req,
 				grpc_byte_buffer **resp, char *err, size_t esz)
 {
-	PrepareReq *q = (PrepareReq *)dp_pb_unpack(
+	PrepareReq *q = (PrepareReq *)rn_grpc_pb_unpack(
 		&k8s__io__kubelet__pkg__apis__dra__v1__node_prepare_resources_request__descriptor, req);
 	PrepareResp out = K8S__IO__KUBELET__PKG__APIS__DRA__V1__NODE_PREPARE_RESOURCES_RESPONSE__INIT;
 	struct prepare_mem *mem;
@@ -189,7 +188,7 @@ static grpc_status_code prepare(struct rn_dra_server *s, grpc_byte_buffer *req,
 	}
 	out.n_claims = n;
 	out.claims = entries;
-	*resp = dp_pb_pack(&out.base);
+	*resp = rn_grpc_pb_pack(&out.base);
 	free(mem);
 	free(entries);
 	protobuf_c_message_free_unpacked(&q->base, NULL);
@@ -199,7 +198,7 @@ static grpc_status_code prepare(struct rn_dra_server *s, grpc_byte_buffer *req,
 static grpc_status_code unprepare(struct rn_dra_server *s, grpc_byte_buffer *req,
 				  grpc_byte_buffer **resp, char *err, size_t esz)
 {
-	UnprepareReq *q = (UnprepareReq *)dp_pb_unpack(
+	UnprepareReq *q = (UnprepareReq *)rn_grpc_pb_unpack(
 		&k8s__io__kubelet__pkg__apis__dra__v1__node_unprepare_resources_request__descriptor,
 		req);
 	UnprepareResp out =
@@ -245,7 +244,7 @@ static grpc_status_code unprepare(struct rn_dra_server *s, grpc_byte_buffer *req
 	}
 	out.n_claims = n;
 	out.claims = entp;
-	*resp = dp_pb_pack(&out.base);
+	*resp = rn_grpc_pb_pack(&out.base);
 	free(ent);
 	free(entp);
 	free(one);
@@ -272,41 +271,41 @@ static grpc_status_code plugin_unary(void *ctx, const char *method, grpc_byte_bu
 	return GRPC_STATUS_UNIMPLEMENTED;
 }
 
-static const struct dp_service registration_service = { .unary = reg_unary };
-static const struct dp_service dra_plugin_service = { .unary = plugin_unary };
+static const struct rn_grpc_service registration_service = { .unary = reg_unary };
+static const struct rn_grpc_service dra_plugin_service = { .unary = plugin_unary };
 
 /* --- the thread -------------------------------------------------------------- */
 
 /* ours: the file at the path is the socket this server bound */
-static bool still_there(const struct dp_endpoint *ep)
+static bool still_there(const struct rn_grpc_endpoint *ep)
 {
 	struct stat st;
 
 	return stat(ep->path, &st) == 0 && st.st_ino == ep->sock_ino && st.st_dev == ep->sock_dev;
 }
 
-static void keep_served(struct rn_dra_server *s, struct dp_endpoint *ep, const char *dir)
+static void keep_served(struct rn_dra_server *s, struct rn_grpc_endpoint *ep, const char *dir)
 {
-	if (ep->state == DP_SRV_UP && !still_there(ep)) {
+	if (ep->state == RN_GRPC_SRV_UP && !still_there(ep)) {
 		rn_warn("%s: %s was removed; serving it again", ep->what, ep->path);
-		dp_endpoint_unserve(ep);
+		rn_grpc_endpoint_unserve(ep);
 		return;		/* served again once the old server let go */
 	}
-	if (ep->state != DP_SRV_DOWN)
+	if (ep->state != RN_GRPC_SRV_DOWN)
 		return;
 	/* the plugin dir is ours to make; the registry is kubelet's */
 	if (ep == &s->plugin && rn_mkdir_p(dir, 0750))
 		return;
 	if (access(dir, F_OK))
 		return;
-	if (!dp_endpoint_serve(ep))
+	if (!rn_grpc_endpoint_serve(ep))
 		rn_info("%s: serving on %s", ep->what, ep->path);
 }
 
 static void run_event(grpc_event ev)
 {
 	if (ev.type == GRPC_OP_COMPLETE)
-		((struct dp_tag *)ev.tag)->done(ev.tag, ev.success);
+		((struct rn_grpc_tag *)ev.tag)->done(ev.tag, ev.success);
 }
 
 static void *thread_main(void *arg)
@@ -317,16 +316,16 @@ static void *thread_main(void *arg)
 	while (!atomic_load(&s->stop)) {
 		/* the DRAPlugin socket first: GetInfo names it */
 		keep_served(s, &s->plugin, s->cfg.plugin_dir);
-		if (s->plugin.state == DP_SRV_UP)
+		if (s->plugin.state == RN_GRPC_SRV_UP)
 			keep_served(s, &s->reg, s->cfg.registry_dir);
-		run_event(grpc_completion_queue_next(s->cq, dp_deadline_ms(TICK_MS), NULL));
+		run_event(grpc_completion_queue_next(s->cq, rn_grpc_deadline_ms(TICK_MS), NULL));
 	}
 	/* the registration first: kubelet must not find a socket whose
 	 * endpoint is gone */
-	dp_endpoint_unserve(&s->reg);
-	dp_endpoint_unserve(&s->plugin);
+	rn_grpc_endpoint_unserve(&s->reg);
+	rn_grpc_endpoint_unserve(&s->plugin);
 	while (s->pending_shutdowns > 0)
-		run_event(grpc_completion_queue_next(s->cq, dp_deadline_ms(1000), NULL));
+		run_event(grpc_completion_queue_next(s->cq, rn_grpc_deadline_ms(1000), NULL));
 	grpc_completion_queue_shutdown(s->cq);
 	do {
 		ev = grpc_completion_queue_next(s->cq, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL);
@@ -337,8 +336,8 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
-static void endpoint_init(struct rn_dra_server *s, struct dp_endpoint *ep,
-			  const struct dp_service *svc, char *what, size_t what_size,
+static void endpoint_init(struct rn_dra_server *s, struct rn_grpc_endpoint *ep,
+			  const struct rn_grpc_service *svc, char *what, size_t what_size,
 			  const char *kind)
 {
 	snprintf(what, what_size, "DRA driver %s %s", s->cfg.driver, kind);
@@ -365,7 +364,7 @@ struct rn_dra_server *rn_dra_start(const struct rn_config *c, struct rn_error *e
 		goto fail;
 	}
 	src = rn_dra_claim_source_dir(s->cfg.claims_dir, e);
-	if (!src || !(s->drv = rn_dra_driver_open(&s->cfg, src, e)) || dp_grpc_load(e))
+	if (!src || !(s->drv = rn_dra_driver_open(&s->cfg, src, e)) || rn_grpc_load(e))
 		goto fail;
 	rn_dra_socket_paths(&s->cfg, s->reg.path, sizeof(s->reg.path), s->plugin.path,
 			    sizeof(s->plugin.path));

@@ -2,19 +2,18 @@
 /* An endpoint's gRPC server on its unix socket, and the life of each call
  * on it: the request message, then a unary answer with its status, or a
  * server stream its owner keeps until the peer goes away (see
- * grpc_endpoint.h). */
+ * grpcrt.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "grpcrt/grpcrt.h"
-#include "grpcrt/endpoint.h"
 #include "log.h"
 
-static void request_next(struct dp_endpoint *ep);
+static void request_next(struct rn_grpc_endpoint *ep);
 
-void dp_call_unref(struct dp_call *c)
+void rn_grpc_call_unref(struct rn_grpc_call *c)
 {
 	if (--c->refs > 0)
 		return;
@@ -30,16 +29,17 @@ void dp_call_unref(struct dp_call *c)
 	free(c);
 }
 
-static void unary_sent(struct dp_tag *t, bool ok)
+static void unary_sent(struct rn_grpc_tag *t, bool ok)
 {
-	struct dp_call *c = (struct dp_call *)((char *)t - offsetof(struct dp_call, send_tag));
+	struct rn_grpc_call *c = (struct rn_grpc_call *)((char *)t -
+						     offsetof(struct rn_grpc_call, send_tag));
 
 	(void)ok;
-	dp_call_unref(c);	/* the batch */
-	dp_call_unref(c);	/* the call is answered */
+	rn_grpc_call_unref(c);	/* the batch */
+	rn_grpc_call_unref(c);	/* the call is answered */
 }
 
-static void unary_answer(struct dp_call *c)
+static void unary_answer(struct rn_grpc_call *c)
 {
 	char method[128], err[512] = "";
 	grpc_byte_buffer *resp = NULL;
@@ -68,18 +68,19 @@ static void unary_answer(struct dp_call *c)
 	c->refs++;
 	if (grpc_call_start_batch(c->call, ops, n, &c->send_tag, NULL) != GRPC_CALL_OK) {
 		c->refs--;
-		dp_call_unref(c);
+		rn_grpc_call_unref(c);
 	}
 }
 
-static void received(struct dp_tag *t, bool ok)
+static void received(struct rn_grpc_tag *t, bool ok)
 {
-	struct dp_call *c = (struct dp_call *)((char *)t - offsetof(struct dp_call, recv_tag));
+	struct rn_grpc_call *c = (struct rn_grpc_call *)((char *)t -
+						     offsetof(struct rn_grpc_call, recv_tag));
 
-	dp_call_unref(c);	/* the batch */
+	rn_grpc_call_unref(c);	/* the batch */
 	if (!ok || c->closed) {
 		if (!c->is_stream)
-			dp_call_unref(c);	/* nothing to answer */
+			rn_grpc_call_unref(c);	/* nothing to answer */
 		return;
 	}
 	if (c->is_stream)
@@ -88,31 +89,33 @@ static void received(struct dp_tag *t, bool ok)
 		unary_answer(c);
 }
 
-static void closed(struct dp_tag *t, bool ok)
+static void closed(struct rn_grpc_tag *t, bool ok)
 {
-	struct dp_call *c = (struct dp_call *)((char *)t - offsetof(struct dp_call, close_tag));
+	struct rn_grpc_call *c = (struct rn_grpc_call *)((char *)t -
+						     offsetof(struct rn_grpc_call, close_tag));
 
 	(void)ok;
 	c->closed = true;
 	if (c->is_stream) {
 		c->ep->svc->stream_closed(c);
-		dp_call_unref(c);	/* the stream is over */
+		rn_grpc_call_unref(c);	/* the stream is over */
 	}
-	dp_call_unref(c);		/* the batch */
+	rn_grpc_call_unref(c);		/* the batch */
 }
 
-static void requested(struct dp_tag *t, bool ok)
+static void requested(struct rn_grpc_tag *t, bool ok)
 {
-	struct dp_call *c = (struct dp_call *)((char *)t - offsetof(struct dp_call, req_tag));
-	struct dp_endpoint *ep = c->ep;
+	struct rn_grpc_call *c = (struct rn_grpc_call *)((char *)t -
+						     offsetof(struct rn_grpc_call, req_tag));
+	struct rn_grpc_endpoint *ep = c->ep;
 	grpc_op ops[2] = { 0 }, close_op = { 0 };
 
 	if (!ok) {		/* the server is shutting down */
 		c->refs = 1;
-		dp_call_unref(c);
+		rn_grpc_call_unref(c);
 		return;
 	}
-	if (ep->state == DP_SRV_UP && ep->server == c->server)
+	if (ep->state == RN_GRPC_SRV_UP && ep->server == c->server)
 		request_next(ep);
 	c->is_stream = ep->svc->stream_method &&
 		       grpc_slice_str_cmp(c->details.method, ep->svc->stream_method) == 0;
@@ -124,7 +127,7 @@ static void requested(struct dp_tag *t, bool ok)
 	c->refs++;
 	if (grpc_call_start_batch(c->call, &close_op, 1, &c->close_tag, NULL) != GRPC_CALL_OK) {
 		c->refs--;
-		dp_call_unref(c);	/* open: nothing else holds the call */
+		rn_grpc_call_unref(c);	/* open: nothing else holds the call */
 		return;
 	}
 	ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
@@ -136,13 +139,13 @@ static void requested(struct dp_tag *t, bool ok)
 		c->refs--;
 		grpc_call_cancel(c->call, NULL);	/* close_tag fires and releases */
 		if (!c->is_stream)
-			dp_call_unref(c);
+			rn_grpc_call_unref(c);
 	}
 }
 
-static void request_next(struct dp_endpoint *ep)
+static void request_next(struct rn_grpc_endpoint *ep)
 {
-	struct dp_call *c = calloc(1, sizeof(*c));
+	struct rn_grpc_call *c = calloc(1, sizeof(*c));
 
 	if (!c) {
 		rn_err("%s: out of memory", ep->what);
@@ -157,14 +160,14 @@ static void request_next(struct dp_endpoint *ep)
 	if (grpc_server_request_call(ep->server, &c->call, &c->details, &c->md, ep->cq, ep->cq,
 				     &c->req_tag) != GRPC_CALL_OK) {
 		c->refs = 1;
-		dp_call_unref(c);
+		rn_grpc_call_unref(c);
 	}
 }
 
-int dp_endpoint_serve(struct dp_endpoint *ep)
+int rn_grpc_endpoint_serve(struct rn_grpc_endpoint *ep)
 {
 	grpc_server_credentials *creds;
-	char uri[DP_SOCK_MAX + 8];
+	char uri[RN_GRPC_SOCK_MAX + 8];
 	struct stat st;
 	int port;
 
@@ -179,7 +182,7 @@ int dp_endpoint_serve(struct dp_endpoint *ep)
 		rn_err("%s: cannot listen on %s", ep->what, ep->path);
 		grpc_server_destroy(ep->server);
 		ep->server = NULL;
-		ep->state = DP_SRV_DOWN;
+		ep->state = RN_GRPC_SRV_DOWN;
 		return -1;
 	}
 	grpc_server_start(ep->server);
@@ -189,30 +192,30 @@ int dp_endpoint_serve(struct dp_endpoint *ep)
 		ep->sock_dev = st.st_dev;
 		ep->sock_ino = st.st_ino;
 	}
-	ep->state = DP_SRV_UP;
+	ep->state = RN_GRPC_SRV_UP;
 	request_next(ep);
 	return 0;
 }
 
-static void shut_down(struct dp_tag *t, bool ok)
+static void shut_down(struct rn_grpc_tag *t, bool ok)
 {
-	struct dp_endpoint *ep = (struct dp_endpoint *)((char *)t -
-							offsetof(struct dp_endpoint, shutdown_tag));
+	struct rn_grpc_endpoint *ep = (struct rn_grpc_endpoint *)((char *)t -
+					offsetof(struct rn_grpc_endpoint, shutdown_tag));
 
 	(void)ok;
 	/* only now may a new server bind the path: this one unlinks it by name */
 	grpc_server_destroy(ep->server);
 	ep->server = NULL;
-	ep->state = DP_SRV_DOWN;
+	ep->state = RN_GRPC_SRV_DOWN;
 	if (ep->pending_shutdowns)
 		(*ep->pending_shutdowns)--;
 }
 
-void dp_endpoint_unserve(struct dp_endpoint *ep)
+void rn_grpc_endpoint_unserve(struct rn_grpc_endpoint *ep)
 {
-	if (ep->state != DP_SRV_UP)
+	if (ep->state != RN_GRPC_SRV_UP)
 		return;
-	ep->state = DP_SRV_STOPPING;
+	ep->state = RN_GRPC_SRV_STOPPING;
 	ep->shutdown_tag.done = shut_down;
 	if (ep->pending_shutdowns)
 		(*ep->pending_shutdowns)++;

@@ -4,9 +4,8 @@
 #include <grpc/byte_buffer_reader.h>
 
 #include "grpcrt/grpcrt.h"
-#include "grpcrt/endpoint.h"
 
-grpc_byte_buffer *dp_pb_pack(const ProtobufCMessage *msg)
+grpc_byte_buffer *rn_grpc_pb_pack(const ProtobufCMessage *msg)
 {
 	size_t n = protobuf_c_message_get_packed_size(msg);
 	grpc_slice s = grpc_slice_malloc(n);
@@ -18,7 +17,7 @@ grpc_byte_buffer *dp_pb_pack(const ProtobufCMessage *msg)
 	return bb;
 }
 
-ProtobufCMessage *dp_pb_unpack(const ProtobufCMessageDescriptor *d, grpc_byte_buffer *bb)
+ProtobufCMessage *rn_grpc_pb_unpack(const ProtobufCMessageDescriptor *d, grpc_byte_buffer *bb)
 {
 	grpc_byte_buffer_reader rd;
 	ProtobufCMessage *msg;
