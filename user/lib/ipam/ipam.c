@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ipam/block_alloc.h"
 #include "ipam/ipam_fault.h"
@@ -24,6 +25,8 @@ struct rn_ipam {
 	bool read_only;
 	struct rn_block_alloc *blocks;	/* block pools of etcd: opened on first use */
 	bool etcd_down;			/* opened on the node's store alone */
+	struct rn_store *own;		/* read-only: the node's store, own_store_readonly */
+	struct rn_ipam_settings own_st;
 };
 
 /* With etcd, pools with "block" are allocated on the node (block_alloc.h). */
@@ -47,6 +50,21 @@ static struct rn_block_alloc *blocks(struct rn_ipam *ipam, struct rn_error *e, i
 	if (!ipam->blocks && any_block_pool(ipam))
 		*err = rn_block_alloc_open(&ipam->blocks, &ipam->settings, ipam->cfg->node, e);
 	return ipam->blocks;
+}
+
+/* A read-only handle's look into the node's own store (ipam.path), which
+ * holds the block pools' addresses handed out on this node (blocks() would
+ * create it and take the node's lease): opened read-only on first use;
+ * NULL with no block pool, or no store there yet (nothing handed out). */
+static struct rn_store *own_store_readonly(struct rn_ipam *ipam, struct rn_error *e, int *err)
+{
+	*err = 0;
+	if (!ipam->own && any_block_pool(ipam) && !access(ipam->settings.path, F_OK)) {
+		ipam->own_st = ipam->settings;
+		ipam->own_st.store = RN_IPAM_STORE_SQLITE;
+		*err = rn_store_sqlite_open(&ipam->own, &ipam->own_st, true, e);
+	}
+	return ipam->own;
 }
 
 static int reload_pools(struct rn_ipam *ipam, struct rn_error *e)
@@ -229,6 +247,8 @@ void rn_ipam_close(struct rn_ipam *ipam)
 		return;
 	if (ipam->store)
 		ipam->store->ops->close(ipam->store);
+	if (ipam->own)
+		ipam->own->ops->close(ipam->own);
 	rn_block_alloc_close(ipam->blocks);
 	rn_ipam_pools_free(ipam->pools, ipam->n_pools);
 	rn_ipam_config_pools_free(ipam->cfg_pools, ipam->n_cfg_pools);
@@ -542,11 +562,11 @@ int rn_ipam_gc(struct rn_ipam *ipam, const struct rn_ipam_owner *valid, size_t n
 
 /* --- lookups ------------------------------------------------------------------- */
 
-static int list_into(struct rn_ipam *ipam, const struct rn_alloc_filter *f,
-		     struct rn_ipam_allocation *out, size_t max, struct rn_error *e)
+static int list_store(struct rn_store *s, const struct rn_alloc_filter *f,
+		      struct rn_ipam_allocation *out, size_t max, struct rn_error *e)
 {
 	struct rn_ipam_allocation *all;
-	int n = ipam->store->ops->list(ipam->store, f, &all, e);
+	int n = s->ops->list(s, f, &all, e);
 
 	if (n < 0)
 		return n;
@@ -555,37 +575,54 @@ static int list_into(struct rn_ipam *ipam, const struct rn_alloc_filter *f,
 	return n;
 }
 
+static int list_into(struct rn_ipam *ipam, const struct rn_alloc_filter *f,
+		     struct rn_ipam_allocation *out, size_t max, struct rn_error *e)
+{
+	return list_store(ipam->store, f, out, max, e);
+}
+
+/* What the node's own store holds of f, looked at before etcd: a read-only
+ * handle's (rdmanetctl ip show) always, a writer's only with writer (its
+ * block side, as a DEL finds its address; if that does not open, etcd is
+ * asked alone, as before). 0 when it holds nothing or there is none. */
+static int list_own(struct rn_ipam *ipam, const struct rn_alloc_filter *f, bool writer,
+		    struct rn_ipam_allocation *out, size_t max, struct rn_error *e)
+{
+	struct rn_block_alloc *ba;
+	struct rn_store *local;
+	int err;
+
+	if (ipam->read_only) {
+		local = own_store_readonly(ipam, e, &err);
+		if (err)
+			return err;
+	} else {
+		ba = writer ? blocks(ipam, e, &err) : NULL;
+		local = ba ? rn_block_alloc_store(ba) : NULL;
+	}
+	return local ? list_store(local, f, out, max, e) : 0;
+}
+
 int rn_ipam_lookup_ip(struct rn_ipam *ipam, const struct rn_addr *addr,
 		      struct rn_ipam_allocation *out, size_t max, struct rn_error *e)
 {
 	struct rn_alloc_filter f = { .addr = addr };
+	/* (a writer's: ip release IP, which releases etcd's records only) */
+	int n = list_own(ipam, &f, false, out, max, e);
 
-	return list_into(ipam, &f, out, max, e);
+	return n ? n : list_into(ipam, &f, out, max, e);
 }
 
 int rn_ipam_lookup_owner(struct rn_ipam *ipam, const char *container_id, const char *ifname,
 			 struct rn_ipam_allocation *out, size_t max, struct rn_error *e)
 {
 	struct rn_alloc_filter f = { .container_id = container_id, .ifname = ifname };
-	struct rn_block_alloc *ba;
-	int err, n;
+	int n;
 
 	if (check_owner(container_id, ifname, e))
 		return e ? e->code : -EINVAL;
-	ba = ipam->read_only ? NULL : blocks(ipam, e, &err);
-	if (ba) {
-		struct rn_store *local = rn_block_alloc_store(ba);
-		struct rn_ipam_allocation *all;
-
-		n = local->ops->list(local, &f, &all, e);
-		if (n < 0)
-			return n;
-		memcpy(out, all, ((size_t)n < max ? (size_t)n : max) * sizeof(*out));
-		free(all);
-		if (n)
-			return n;
-	}
-	return list_into(ipam, &f, out, max, e);
+	n = list_own(ipam, &f, true, out, max, e);
+	return n ? n : list_into(ipam, &f, out, max, e);
 }
 
 int rn_ipam_held(struct rn_ipam *ipam, const char *container_id, const char *ifname,
