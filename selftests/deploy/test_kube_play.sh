@@ -12,6 +12,10 @@
 #    on the host) is counted by the agent in its container;
 #  - a VF hold naming a live pod's netns survives the agent's sweeps (the
 #    pods' netns reach the container through the manifest's /run/netns mount);
+#  - its DRA driver (a "dra" section in the ConfigMap, nothing else added)
+#    registers through plugins_registry, serves on its socket in
+#    plugins/<driver>, prepares a claim with its CDI spec in the host's
+#    /var/run/cdi and unprepares it (kubelet_dra.py as the kubelet);
 #  - the probes' commands pass; with the agent stopped (SIGSTOP) the
 #    liveness command fails;
 #  - SIGTERM (podman pod stop with the manifest's grace) leaves the data path
@@ -114,6 +118,7 @@ jq --arg pin "$RN_PIN" --arg node "$RN_PFX" '
 		      gateway: "10.77.0.100", masters: ["roce0"], nodes: [$node] }]
 	| .bpf = { pin_dir: $pin } | .textfile.interval_s = 2
 	| .rdma.sysfs_root = "/fixture/sys"
+	| .dra = { driver: "rdma.rdmanet.io", slices: { publish: false } }
 	| .sriov = [{ pf: "ens1f0np0", numVfs: 12, isRdma: true }]' \
 	"$RN_SRC/deploy/overlays/hca-shared/config.json" >"$KP/config.json"
 cp "$RN_SRC/selftests/deploy/kube_pod.js" "$WORK/"	# beside its node_modules
@@ -212,6 +217,41 @@ check "the device plugin registered with the (fake) kubelet through plugins_regi
 	wait_for 20 klog_has '.event == "getinfo" and .error == null and .resource == "spidernet.io/hca_shared_devices"'
 check "  ... and lists the fixture's HCAs" \
 	wait_for 20 klog_has '.event == "list" and (.devices | length) > 0'
+
+# --- the DRA driver in its container, through the manifest's mounts only ---------
+# kubelet's side played by kubelet_dra.py on the host's paths (as_host): the
+# registration socket in plugins_registry, the DRAPlugin socket in the
+# driver's own directory under plugins/, the claim (as the directory claim
+# source reads it) under /var/lib/rdmanet, the CDI spec in /var/run/cdi
+DRA=(as_host "$DP_PY" "$RN_SRC/selftests/dra/kubelet_dra.py" --gen "$RN_BUILD/selftests/dra/stubs")
+DRA_EP=/var/lib/kubelet/plugins/rdma.rdmanet.io/dra.sock
+reg=$("${DRA[@]}" register --registry /var/lib/kubelet/plugins_registry \
+	--driver rdma.rdmanet.io --socket 'rdma.rdmanet.io-reg.sock' 2>"$KP/dra.err")
+check_eq "DRA: registered through plugins_registry, its socket in plugins/rdma.rdmanet.io" \
+	"$(jq -r '"\(.error) \(.endpoint) \(.service)"' <<<"$reg")" "null $DRA_EP v1.DRAPlugin"
+U=$(cat /proc/sys/kernel/random/uuid)
+mkdir -p "$ROOT/var/lib/rdmanet/dra/claims/default"
+jq -n --arg u "$U" --arg pool "$RN_PFX" '{apiVersion: "resource.k8s.io/v1", kind: "ResourceClaim",
+	metadata: {namespace: "default", name: "trainer-0-nic", uid: $u},
+	spec: {devices: {requests: [{name: "nic", exactly: {deviceClassName: "rdma"}}]}},
+	status: {allocation: {devices: {results: [{request: "nic", driver: "rdma.rdmanet.io",
+		pool: $pool, device: "mlx5-0-port1"}]}}}}' \
+	>"$ROOT/var/lib/rdmanet/dra/claims/default/trainer-0-nic.json"
+out=$("${DRA[@]}" prepare --endpoint "$DRA_EP" --service v1.DRAPlugin \
+	--claim "default/trainer-0-nic/$U" 2>>"$KP/dra.err")
+check_eq "DRA: NodePrepareResources answers the claim's CDI device" \
+	"$(jq -r "[.grpc_error, .claims[\"$U\"].error, .claims[\"$U\"].devices[0].cdi[0]] | @tsv" <<<"$out")" \
+	"$(printf '\t\trdmanet.io/claim=%s-mlx5-0-port1' "$U")"
+SPEC=$ROOT/var/run/cdi/rdmanet.io-claim_$U.json
+check_eq "  ... its CDI spec on the host's /var/run/cdi: the HCA's uverbs, port 1's umad/issm, rdma_cm" \
+	"$(jq -r '[.devices[0].containerEdits.deviceNodes[].path] | sort | join(" ")' "$SPEC" 2>&1)" \
+	"/dev/infiniband/issm0 /dev/infiniband/rdma_cm /dev/infiniband/umad0 /dev/infiniband/uverbs0"
+out=$("${DRA[@]}" unprepare --endpoint "$DRA_EP" --service v1.DRAPlugin \
+	--claim "default/trainer-0-nic/$U" 2>>"$KP/dra.err")
+check_eq "DRA: NodeUnprepareResources, the spec gone" \
+	"$(jq -c "[.grpc_error, .claims[\"$U\"].error]" <<<"$out"):$(test -e "$SPEC" || echo gone)" \
+	'[null,""]:gone'
+sed 's/^/# dra: /' "$KP/dra.err" | head -5
 
 # --- a pod attached by the host's plugin, counted by the agent in its container ---
 cni() {	# cni COMMAND CONTAINER_ID NETNS POD_NAME: as kubelet runs the plugin

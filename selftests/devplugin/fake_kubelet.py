@@ -20,7 +20,8 @@ never answers it. --pods-dir DIR: then one pod per device Healthy in the
 first list, one at a time (Allocate one ID; DIR/<n>.started says the pod's
 CNI has taken it).
 --watcher: the plugin-watcher path instead: scans DIR/plugins_registry,
-GetInfo, checks it, dials the endpoint, NotifyRegistrationStatus.
+GetInfo, checks it, dials the endpoint, NotifyRegistrationStatus
+(DRAPlugin sockets are left to selftests/dra/kubelet_dra.py).
 
 Everything seen goes to FILE as JSON lines ({"event": ...}); the shell
 tests read them with jq.
@@ -281,6 +282,11 @@ def watch_registry(args):
                 info = stub.GetInfo(rpb.InfoRequest(), timeout=10)
             except grpc.RpcError as e:
                 log('getinfo_error', sock=sock, code=str(e.code()))
+                continue
+            if info.type == 'DRAPlugin':
+                # kubelet's watcher hands those to its DRA manager; here
+                # that is kubelet_dra.py's job (selftests/dra): left alone
+                log('getinfo_skipped', sock=sock, type=info.type)
                 continue
             why = None
             if info.type != 'DevicePlugin':

@@ -8,7 +8,10 @@ documented behaviour, never from the driver's code. Run with
 --gen DIR (the build dir) from those .proto files (python3-grpc-tools).
 
   kubelet_dra.py --gen DIR register --registry DIR --driver NAME [--timeout S]
-      the plugin watcher: waits for a socket in the registry dir, calls
+          [--socket GLOB]
+      the plugin watcher: waits for a socket in the registry dir (the
+      first whose name matches GLOB, default *: a device plugin's may be
+      there too), calls
       GetInfo, validates it as kubelet does (type "DRAPlugin", the driver
       name, an absolute endpoint that is a socket, a known service among
       supported_versions, v1 preferred), tells the driver
@@ -69,7 +72,7 @@ def register(args):
     deadline = time.time() + args.timeout
     sock = None
     while time.time() < deadline:
-        for p in sorted(glob.glob(os.path.join(args.registry, '*'))):
+        for p in sorted(glob.glob(os.path.join(args.registry, args.socket))):
             try:
                 if stat.S_ISSOCK(os.stat(p).st_mode):
                     sock = p
@@ -164,6 +167,7 @@ def main():
     r.add_argument('--registry', required=True)
     r.add_argument('--driver', required=True)
     r.add_argument('--timeout', type=float, default=20)
+    r.add_argument('--socket', default='*')
     for n in ('prepare', 'unprepare'):
         p = sub.add_parser(n)
         p.add_argument('--endpoint', required=True)
