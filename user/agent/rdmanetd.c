@@ -243,12 +243,14 @@ static long long now_ms(void)
 }
 
 static void health_beat(const char *path, struct rn_health *h, const struct rn_config *c,
-			struct rn_dp_server *dp)
+			struct rn_dp_server *dp, struct rn_dra_server *dra)
 {
 	if (!path)
 		return;
 	h->dp_wanted = rn_dp_wanted(c);
 	h->dp = dp;
+	h->dra_wanted = rn_dra_wanted(c);
+	h->dra = dra;
 	rn_health_write(path, h);
 }
 
@@ -363,7 +365,7 @@ static void wait_for_tick(struct loop *l, long long tick)
 	while (!stop && now_ms() < tick) {
 		long long left = tick - now_ms(), precheck;
 
-		health_beat(l->health_file, &health, l->c, l->dp);
+		health_beat(l->health_file, &health, l->c, l->dp, l->dra);
 		/* pre-checks age by the second, not by the tick */
 		precheck = rn_ipam_precheck_tick(l->c);
 		if (precheck < left)

@@ -36,6 +36,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <jansson.h>
 
 #include "config.h"
@@ -217,5 +218,38 @@ struct rn_dra_server *rn_dra_start(const struct rn_config *c, struct rn_error *e
 /* Stops serving and joins the thread; sockets are removed, what is
  * prepared stays prepared. */
 void rn_dra_stop(struct rn_dra_server *s);
+
+/* --- health and metrics --------------------------------------------------- */
+
+#define RN_DRA_ERROR_LEN 160		/* a failure's message, cut short */
+
+/* The ResourceSlice publisher's state. */
+struct rn_dra_slices_health {
+	bool enabled;			/* a publisher runs */
+	int slices, devices;		/* in its last successful publication */
+	unsigned long long publishes, failures;	/* since the agent started */
+	long long since_ok_s;		/* since the last success; -1 none yet */
+	char last_error[RN_DRA_ERROR_LEN];	/* the last attempt's; "" it succeeded */
+};
+
+/* For the agent's health file and textfile (any thread; what the driver's
+ * threads publish with atomics, the publisher's error under its lock). */
+struct rn_dra_health {
+	char driver[RN_DRA_DRIVER_LEN];
+	/* kubelet said so (NotifyRegistrationStatus true) and has not since
+	 * deleted the Registration socket (a kubelet that restarts does) */
+	bool registered;
+	int prepared;			/* claims prepared now */
+	long long beat_age_ms;		/* the gRPC thread's last pass; -1 before it */
+	/* claims answered since the agent started (a driver restarted by a
+	 * config reload goes on counting) */
+	unsigned long long prepares_ok, prepares_failed, unprepares_ok, unprepares_failed;
+	struct rn_dra_slices_health slices;
+};
+void rn_dra_health(struct rn_dra_server *s, struct rn_dra_health *h);
+
+/* The textfile's DRA families (rdmanet_dra_*), for the driver this process
+ * runs (rn_dra_start; agent only): nothing when it runs none. */
+void rn_metrics_dra(FILE *f);
 
 #endif

@@ -3,6 +3,8 @@
 #ifndef RDMANET_DRA_INTERNAL_H
 #define RDMANET_DRA_INTERNAL_H
 
+#include <stdatomic.h>
+
 #include "dra/dra.h"
 
 struct rn_dra_driver {
@@ -31,5 +33,32 @@ int dra_vf_hold(const struct rn_dra_config *cfg, const struct rn_dra_device *vf,
 		const struct rn_dra_prepared *p, struct rn_error *e);
 int dra_vf_release(const struct rn_dra_config *cfg, const char *pci, const char *uid,
 		   struct rn_error *e);
+
+/* health.c: the driver's counters, kept for the process (a driver thread
+ * restarted by a config reload goes on counting: a counter never goes
+ * backwards); any thread */
+enum dra_count {
+	DRA_PREPARE_OK, DRA_PREPARE_FAILED, DRA_UNPREPARE_OK, DRA_UNPREPARE_FAILED,
+	DRA_PUBLISH_OK, DRA_PUBLISH_FAILED, DRA_N_COUNTS
+};
+void dra_count(enum dra_count which);
+unsigned long long dra_counted(enum dra_count which);
+/* What the kubelet-side thread says about itself: written by it, read by
+ * the agent's main thread. */
+struct dra_live {
+	atomic_bool registered;
+	atomic_int prepared;
+	atomic_llong beat_ms;		/* its last pass (monotonic ms); 0 none yet */
+};
+void dra_live_beat(struct dra_live *l);
+long long dra_now_ms(void);
+/* h from the thread's live state, the process counters and the publisher
+ * (NULL: none runs) */
+struct rn_dra_slicer;
+void dra_health_fill(const struct dra_live *l, const char *driver,
+		     struct rn_dra_slicer *slicer, struct rn_dra_health *h);
+/* the server this process runs, for rn_metrics_dra: set by rn_dra_start,
+ * cleared by rn_dra_stop (both on the agent's main thread, as the export) */
+struct rn_dra_server *dra_agent_server(void);
 
 #endif

@@ -53,7 +53,11 @@ struct rn_dra_server {
 	int pending_shutdowns;
 	unsigned long long registrations;
 	struct rn_dra_slicer *slicer;	/* NULL: slices not published */
+	struct dra_live live;		/* for the health file (health.c) */
 };
+
+/* the one this process runs (rn_metrics_dra) */
+static struct rn_dra_server *agent_server;
 
 /* --- Registration ---------------------------------------------------------- */
 
@@ -79,6 +83,7 @@ static grpc_status_code notify(struct rn_dra_server *s, grpc_byte_buffer *req,
 	Pluginregistration__RegistrationStatusResponse o =
 		PLUGINREGISTRATION__REGISTRATION_STATUS_RESPONSE__INIT;
 
+	atomic_store(&s->live.registered, q && q->plugin_registered);
 	if (q && q->plugin_registered) {
 		s->registrations++;
 		rn_info("DRA driver %s: registered with kubelet", s->cfg.driver);
@@ -183,9 +188,11 @@ static grpc_status_code prepare(struct rn_dra_server *s, grpc_byte_buffer *req,
 			snprintf(mem[i].error, sizeof(mem[i].error), "%s", e.msg);
 			rn_warn("DRA driver %s: %s", s->cfg.driver, e.msg);
 		}
+		dra_count(rc ? DRA_PREPARE_FAILED : DRA_PREPARE_OK);
 		prepare_answer(&mem[i], !rc);
 		entries[i] = &mem[i].entry;
 	}
+	atomic_store(&s->live.prepared, rn_dra_prepared_count(s->drv));
 	out.n_claims = n;
 	out.claims = entries;
 	*resp = rn_grpc_pb_pack(&out.base);
@@ -239,9 +246,13 @@ static grpc_status_code unprepare(struct rn_dra_server *s, grpc_byte_buffer *req
 			one[i].error = msgs[i];
 			rn_warn("DRA driver %s: claim %s/%s: %s", s->cfg.driver,
 				q->claims[i]->namespace_, q->claims[i]->name, e.msg);
+			dra_count(DRA_UNPREPARE_FAILED);
+		} else {
+			dra_count(DRA_UNPREPARE_OK);
 		}
 		entp[i] = &ent[i];
 	}
+	atomic_store(&s->live.prepared, rn_dra_prepared_count(s->drv));
 	out.n_claims = n;
 	out.claims = entp;
 	*resp = rn_grpc_pb_pack(&out.base);
@@ -288,6 +299,11 @@ static void keep_served(struct rn_dra_server *s, struct rn_grpc_endpoint *ep, co
 {
 	if (ep->state == RN_GRPC_SRV_UP && !still_there(ep)) {
 		rn_warn("%s: %s was removed; serving it again", ep->what, ep->path);
+		/* kubelet forgets a plugin whose registration socket it
+		 * deleted (it does when it starts): registered again only
+		 * when it says so again */
+		if (ep == &s->reg)
+			atomic_store(&s->live.registered, false);
 		rn_grpc_endpoint_unserve(ep);
 		return;		/* served again once the old server let go */
 	}
@@ -314,6 +330,7 @@ static void *thread_main(void *arg)
 	grpc_event ev;
 
 	while (!atomic_load(&s->stop)) {
+		dra_live_beat(&s->live);
 		/* the DRAPlugin socket first: GetInfo names it */
 		keep_served(s, &s->plugin, s->cfg.plugin_dir);
 		if (s->plugin.state == RN_GRPC_SRV_UP)
@@ -366,6 +383,7 @@ struct rn_dra_server *rn_dra_start(const struct rn_config *c, struct rn_error *e
 	src = rn_dra_claim_source_dir(s->cfg.claims_dir, e);
 	if (!src || !(s->drv = rn_dra_driver_open(&s->cfg, src, e)) || rn_grpc_load(e))
 		goto fail;
+	atomic_store(&s->live.prepared, rn_dra_prepared_count(s->drv));
 	rn_dra_socket_paths(&s->cfg, s->reg.path, sizeof(s->reg.path), s->plugin.path,
 			    sizeof(s->plugin.path));
 	/* as the device plugin's: gRPC's threads block every signal, and two
@@ -402,6 +420,7 @@ struct rn_dra_server *rn_dra_start(const struct rn_config *c, struct rn_error *e
 		s->cfg.driver, s->cfg.pool, rn_dra_prepared_count(s->drv), s->cfg.claims_dir,
 		s->slicer ? (s->cfg.slices.kubeconfig[0] ? s->cfg.slices.kubeconfig : "in-cluster") :
 			    "not published");
+	agent_server = s;
 	return s;
 fail:
 	rn_dra_driver_close(s->drv);
@@ -413,10 +432,22 @@ void rn_dra_stop(struct rn_dra_server *s)
 {
 	if (!s)
 		return;
+	if (agent_server == s)
+		agent_server = NULL;
 	atomic_store(&s->stop, true);
 	pthread_join(s->thread, NULL);
 	rn_dra_slicer_stop(s->slicer);
 	rn_dra_driver_close(s->drv);
 	free(s);
 	grpc_shutdown();
+}
+
+void rn_dra_health(struct rn_dra_server *s, struct rn_dra_health *h)
+{
+	dra_health_fill(&s->live, s->cfg.driver, s->slicer, h);
+}
+
+struct rn_dra_server *dra_agent_server(void)
+{
+	return agent_server;
 }

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dra/internal.h"
 #include "dra/slices.h"
 #include "log.h"
 
@@ -20,12 +21,16 @@
 struct rn_dra_slicer {
 	pthread_t thread;
 	atomic_bool stop, kicked;
-	atomic_ulong published;
 	struct rn_dra_config cfg;
 	struct rn_kube *kube;
 	json_t *last;			/* the slices last published */
 	time_t next_publish;		/* resync or retry */
 	int last_err;			/* logged already: -errno, 0 none */
+	/* for rn_dra_slicer_health: the last success, the last attempt's error */
+	pthread_mutex_t lock;
+	int slices, devices;
+	long long ok_ms;		/* monotonic; 0 none yet */
+	char error[RN_DRA_ERROR_LEN];
 };
 
 static time_t now_s(void)
@@ -57,6 +62,31 @@ static json_t *build_now(struct rn_dra_slicer *s, struct rn_error *e)
 	return slices;
 }
 
+/* the publication's outcome, for the health file: e NULL on success */
+static void outcome(struct rn_dra_slicer *s, json_t *slices, const struct rn_error *e)
+{
+	size_t i;
+	json_t *sl;
+	int devices = 0;
+
+	dra_count(e ? DRA_PUBLISH_FAILED : DRA_PUBLISH_OK);
+	if (!e)
+		json_array_foreach(slices, i, sl)
+			devices += (int)json_array_size(json_object_get(
+				json_object_get(sl, "spec"), "devices"));
+	pthread_mutex_lock(&s->lock);
+	if (e) {
+		snprintf(s->error, sizeof(s->error), "%.*s", (int)sizeof(s->error) - 1,
+			 e->msg[0] ? e->msg : "failed");
+	} else {
+		s->error[0] = 0;
+		s->slices = (int)json_array_size(slices);
+		s->devices = devices;
+		s->ok_ms = dra_now_ms();
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
 static int publish(struct rn_dra_slicer *s, json_t *slices, struct rn_error *e)
 {
 	struct rn_dra_publish_stats st;
@@ -86,16 +116,17 @@ static void tick(struct rn_dra_slicer *s)
 	 * the slices as built to compare the next ones with */
 	built = slices ? json_deep_copy(slices) : NULL;
 	if (built && !publish(s, slices, &e)) {
+		outcome(s, built, NULL);
 		json_decref(s->last);
 		s->last = built;
 		s->next_publish = now_s() + s->cfg.slices.resync_s;
 		if (s->last_err)
 			rn_info("DRA driver %s: ResourceSlices published again", s->cfg.driver);
 		s->last_err = 0;
-		atomic_fetch_add(&s->published, 1);
 		json_decref(slices);
 		return;
 	}
+	outcome(s, NULL, &e);
 	json_decref(built);
 	json_decref(slices);
 	s->next_publish = now_s() + SLICER_RETRY_S;
@@ -128,8 +159,10 @@ struct rn_dra_slicer *rn_dra_slicer_start(const struct rn_dra_config *cfg, struc
 	if (!s)
 		return rn_fail(e, -ENOMEM, "DRA slices: out of memory"), NULL;
 	s->cfg = *cfg;
+	pthread_mutex_init(&s->lock, NULL);
 	err = pthread_create(&s->thread, NULL, thread_main, s);
 	if (err) {
+		pthread_mutex_destroy(&s->lock);
 		free(s);
 		return rn_fail(e, -err, "DRA slices: cannot start the publisher's thread"), NULL;
 	}
@@ -142,9 +175,22 @@ void rn_dra_slicer_kick(struct rn_dra_slicer *s)
 		atomic_store(&s->kicked, true);
 }
 
-unsigned long rn_dra_slicer_published(const struct rn_dra_slicer *s)
+void rn_dra_slicer_health(struct rn_dra_slicer *s, struct rn_dra_slices_health *h)
 {
-	return s ? atomic_load(&s->published) : 0;
+	memset(h, 0, sizeof(*h));
+	h->publishes = dra_counted(DRA_PUBLISH_OK);
+	h->failures = dra_counted(DRA_PUBLISH_FAILED);
+	h->since_ok_s = -1;
+	if (!s)
+		return;
+	h->enabled = true;
+	pthread_mutex_lock(&s->lock);
+	h->slices = s->slices;
+	h->devices = s->devices;
+	if (s->ok_ms)
+		h->since_ok_s = (dra_now_ms() - s->ok_ms) / 1000;
+	snprintf(h->last_error, sizeof(h->last_error), "%s", s->error);
+	pthread_mutex_unlock(&s->lock);
 }
 
 void rn_dra_slicer_stop(struct rn_dra_slicer *s)
@@ -155,5 +201,6 @@ void rn_dra_slicer_stop(struct rn_dra_slicer *s)
 	pthread_join(s->thread, NULL);
 	rn_kube_close(s->kube);
 	json_decref(s->last);
+	pthread_mutex_destroy(&s->lock);
 	free(s);
 }

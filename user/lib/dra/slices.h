@@ -61,8 +61,9 @@ struct rn_dra_slicer;
 struct rn_dra_slicer *rn_dra_slicer_start(const struct rn_dra_config *cfg, struct rn_error *e);
 /* publish at the next second, changed or not */
 void rn_dra_slicer_kick(struct rn_dra_slicer *s);
-/* publications done so far (written or found unchanged) */
-unsigned long rn_dra_slicer_published(const struct rn_dra_slicer *s);
+/* what it did, for the health file (any thread): publishes and failures
+ * are the process's counters (dra/internal.h), the rest its own */
+void rn_dra_slicer_health(struct rn_dra_slicer *s, struct rn_dra_slices_health *h);
 void rn_dra_slicer_stop(struct rn_dra_slicer *s);
 
 #endif

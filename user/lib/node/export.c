@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "node/node.h"
 #include "datapath/datapath.h"
+#include "dra/dra.h"
 #include "sriov/sriov.h"
 #include "ipam/ipam.h"
 #include "rdma/rdma.h"
@@ -25,6 +26,7 @@ int rn_export_textfile(const struct rn_config *c, const char *dir, struct rn_err
 		rn_metrics_pools(t.f, c);
 		rn_metrics_rdma(t.f, c);
 		rn_metrics_sriov(t.f, c);
+		rn_metrics_dra(t.f);
 		err = rn_textfile_commit(&t, e);
 	}
 	rn_stats_free(&s);
