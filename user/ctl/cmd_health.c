@@ -3,8 +3,9 @@
  * agent's health file read as the DaemonSet's probes read it. Alive: the
  * file was rewritten within S seconds (the main loop beats every 5 s) and
  * the device plugin's thread beat within S seconds when it rewrote it.
- * With --ready also ready: every master attached and every device-plugin
- * resource registered, as the agent saw them. Exit 0, or 1 with the reason
+ * With --ready also ready: every master attached, every device-plugin
+ * resource registered and the DRA driver (when configured) registered, as
+ * the agent saw them. Exit 0, or 1 with the reason
  * on stderr. Never reads the node config: a config the agent refused must
  * not fail the probes of an agent that keeps running the last good one. */
 #include <errno.h>
@@ -69,7 +70,8 @@ static const struct ctl_opt health_opts[] = {
 	{ "--health-file", NULL, "FILE", "the agent's health file (default "
 	  RN_DEFAULT_HEALTH_FILE ")" },
 	{ "--max-age", NULL, "S", "alive if rewritten within S seconds (default 30)" },
-	{ "--ready", NULL, NULL, "ready too: every master attached, every resource registered" },
+	{ "--ready", NULL, NULL, "ready too: every master attached, every resource and the DRA driver "
+	  "registered" },
 	{ NULL },
 };
 
