@@ -3,11 +3,12 @@
 # `rdmanetctl health`, the DaemonSet's probes, reads) and its Prometheus
 # textfile. A node whose config turns DRA on is not ready until kubelet
 # (the stand-in, kubelet_dra.py) registers the driver, and not again after
-# a restarting kubelet deleted the registration socket until it registers
-# it anew; the prepared claims, the claims answered and the ResourceSlice
-# publisher (to the API-server stand-in, then with it down) are reported
-# in both; the textfile's DRA families are promtool-clean and documented.
-# No real kubelet or API server runs.
+# a restarting kubelet deleted the registration socket (or one refused the
+# registration) until it registers it anew; the prepared claims, the
+# claims answered and the ResourceSlice publisher (to the API-server
+# stand-in, then with it down) are reported in both; the textfile's DRA
+# families are promtool-clean and documented, and its counters survive a
+# reload that restarts the driver. No real kubelet or API server runs.
 . "$RN_SRC/selftests/lib/tap.sh"
 . "$RN_SRC/selftests/lib/netns.sh"
 . "$RN_SRC/selftests/devplugin/lib.sh"
@@ -116,6 +117,11 @@ check "textfile: rdmanet_dra_registered 0 again" wait_for metric_is rdmanet_dra_
 reg=$(dra_kubelet register --registry "$DRA_KUBELET/plugins_registry" --driver "$DRA_DRIVER")
 check_eq "kubelet registers the driver again" "$(jq -r .error <<<"$reg")" null
 check "registered again: ready" wait_for health --ready
+reg=$(dra_kubelet register --registry "$DRA_KUBELET/plugins_registry" --driver other.example.com)
+check "a kubelet that refuses the registration (NotifyRegistrationStatus false): not registered" \
+	wait_for hj_is '[.dra.registered, .ready]' '[false,false]'
+dra_kubelet register --registry "$DRA_KUBELET/plugins_registry" --driver "$DRA_DRIVER" >/dev/null
+check "... registered when it accepts it again: ready" wait_for health --ready
 check "the republication it triggers fails (API server down): counted, its error said" \
 	wait_for hj_is '.dra.slices | [.failures >= 1, (.last_error | length > 0), .slices]' '[true,true,1]'
 check "... a failed publication does not make the node unready" eval 'health --ready >/dev/null'
@@ -130,4 +136,13 @@ check "reload, enabled false: health's dra is null, ready" \
 	wait_for hj_is '[.dra, .ready]' '[null,true]'
 check "... the textfile has no DRA family" \
 	wait_for eval '! grep -q "^# TYPE rdmanet_dra_" "$TF"'
+
+# --- on again: a new driver thread, the process's counters go on ----------------------------
+dra_config "$RN_TMP/config.json" "\"slices\": { \"kubeconfig\": \"$RN_TMP/kubeconfig\", \"resync_s\": 600 }"
+check "reload, on again: not registered with the new thread's socket, not ready" \
+	wait_for hj_is '[.dra.registered, .not_ready_because]' "[false,[\"$NOT_REG\"]]"
+check_eq "... the claim still prepared (the state file)" "$(hj .dra.prepared_claims)" 1
+check "... the textfile's counters did not restart: prepares 2 ok, 1 error" \
+	wait_for eval 'metric_is "rdmanet_dra_claim_prepares_total{result=\"ok\"}" 2 &&
+		metric_is "rdmanet_dra_claim_prepares_total{result=\"error\"}" 1'
 tap_done
