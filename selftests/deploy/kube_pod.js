@@ -16,7 +16,13 @@
 //  - the pod's emptyDir and ConfigMap volumes are named after the pod:
 //    podman keeps them as named volumes after the pod is gone (a
 //    Kubernetes emptyDir dies with its pod), and the test removes them;
-//  - EXTRA_VOLUME: one more read-only mount into the agent (a sysfs fixture).
+//  - EXTRA_VOLUME: one more read-only mount into the agent (a sysfs fixture);
+//  - KUBE_SA_DIR, KUBE_SERVICE_HOST, KUBE_SERVICE_PORT (environment): what
+//    kubelet gives every container of a pod whose service account token is
+//    mounted (automountServiceAccountToken, the default) and podman does
+//    not: the token, ca.crt and namespace at
+//    /var/run/secrets/kubernetes.io/serviceaccount (here a read-only mount
+//    of KUBE_SA_DIR) and KUBERNETES_SERVICE_HOST/_PORT in the environment.
 // Writes OUT_DIR/pod.yaml and OUT_DIR/configmap.yaml.
 "use strict";
 const fs = require("fs");
@@ -66,6 +72,16 @@ if (extra) {
 	const [hostPath, mountPath] = extra.split(":");
 	spec.volumes.push({ name: "test-extra", hostPath: { path: hostPath, type: "Directory" } });
 	spec.containers[0].volumeMounts.push({ name: "test-extra", mountPath, readOnly: true });
+}
+if (process.env.KUBE_SA_DIR && spec.automountServiceAccountToken !== false) {
+	spec.volumes.push({ name: "test-sa", hostPath: { path: process.env.KUBE_SA_DIR, type: "Directory" } });
+	for (const c of [...(spec.initContainers || []), ...spec.containers]) {
+		(c.volumeMounts = c.volumeMounts || []).push({ name: "test-sa", readOnly: true,
+			mountPath: "/var/run/secrets/kubernetes.io/serviceaccount" });
+		(c.env = c.env || []).push(
+			{ name: "KUBERNETES_SERVICE_HOST", value: process.env.KUBE_SERVICE_HOST },
+			{ name: "KUBERNETES_SERVICE_PORT", value: process.env.KUBE_SERVICE_PORT });
+	}
 }
 const pod = {
 	apiVersion: "v1", kind: "Pod",

@@ -15,7 +15,9 @@
 #  - its DRA driver (a "dra" section in the ConfigMap, nothing else added)
 #    registers through plugins_registry, serves on its socket in
 #    plugins/<driver>, prepares a claim with its CDI spec in the host's
-#    /var/run/cdi and unprepares it (kubelet_dra.py as the kubelet);
+#    /var/run/cdi and unprepares it (kubelet_dra.py as the kubelet), and
+#    publishes the node's ResourceSlices in-cluster (the service account
+#    kubelet would mount) to an API-server stand-in that validates them;
 #  - the probes' commands pass; with the agent stopped (SIGSTOP) the
 #    liveness command fails;
 #  - SIGTERM (podman pod stop with the manifest's grace) leaves the data path
@@ -27,12 +29,14 @@
 # Pod, restartPolicy OnFailure (podman reruns init containers under Always),
 # host paths the node owns under a per-run directory (never this machine's
 # /opt/cni/bin or /etc), a hostPath this kernel lacks (configfs) dropped,
-# the test's node config in the ConfigMap, the sysfs fixture mounted in.
+# the test's node config in the ConfigMap, the sysfs fixture mounted in,
+# the service account token and KUBERNETES_SERVICE_* kubelet would give.
 # podman maps only livenessProbe to its healthcheck and runs none by itself
 # here (no systemd): the test runs the healthcheck and the readiness
 # command as kubelet would.
 . "$RN_SRC/selftests/lib/tap.sh"
 . "$RN_SRC/selftests/lib/netns.sh"
+. "$RN_SRC/selftests/kubeapi/lib/standin.sh"
 V=$(make -s -C "$RN_SRC" print-version)
 IMG=rdmanet/rdmanet:$V
 IMG_NEXT=rdmanet/rdmanet:$V-next-$RN_PFX
@@ -53,6 +57,7 @@ pod_rm() {	# pod_rm POD: the pod and the volumes podman keeps after it
 }
 cleanup() {
 	pod_rm "$POD"
+	standin_stop
 	pod_rm "$UPOD"
 	"${PODMAN[@]}" rmi -f "$IMG_NEXT" >/dev/null 2>&1
 	[ -n "$KUBELET_PID" ] && pkill -P "$KUBELET_PID" 2>/dev/null; kill "$KUBELET_PID" 2>/dev/null
@@ -110,6 +115,22 @@ cat >"$HOLD" <<JSON
 JSON
 cp "$HOLD" "$KP/hold.before"
 
+# the API server (a stand-in that validates what it is sent) on the node's
+# loopback, and the service account token kubelet would mount: the agent
+# finds it in-cluster, as in a cluster, and publishes its ResourceSlices
+nsenter --net="$NS" ip link set lo up
+mkdir -p "$KP/api" "$KP/sa"
+STANDIN_RUN="nsenter --net=$NS"
+if standin_start "$KP/api"; then
+	cp "$KP/api/cluster-ca.pem" "$KP/sa/ca.crt"
+	printf token-one >"$KP/sa/token"
+	printf rdmanet-system >"$KP/sa/namespace"
+	standin_kubeconfig "$KP/api" "$KP/kubeconfig"
+	export KUBE_SA_DIR=$KP/sa KUBE_SERVICE_HOST=127.0.0.1 KUBE_SERVICE_PORT=$STANDIN_PORT
+else
+	tap_fail "the API-server stand-in starts ($(tail -n 2 "$KP/api/standin.err" 2>/dev/null))"
+fi
+
 # the overlay's config, for this node: its veth master, a pool on its
 # subnet, its own pin dir, the fixture as sysfs, ticks every 2 s
 jq --arg pin "$RN_PIN" --arg node "$RN_PFX" '
@@ -118,7 +139,7 @@ jq --arg pin "$RN_PIN" --arg node "$RN_PFX" '
 		      gateway: "10.77.0.100", masters: ["roce0"], nodes: [$node] }]
 	| .bpf = { pin_dir: $pin } | .textfile.interval_s = 2
 	| .rdma.sysfs_root = "/fixture/sys"
-	| .dra = { driver: "rdma.rdmanet.io", slices: { publish: false } }
+	| .dra = { driver: "rdma.rdmanet.io" }
 	| .sriov = [{ pf: "ens1f0np0", numVfs: 12, isRdma: true }]' \
 	"$RN_SRC/deploy/overlays/hca-shared/config.json" >"$KP/config.json"
 cp "$RN_SRC/selftests/deploy/kube_pod.js" "$WORK/"	# beside its node_modules
@@ -201,7 +222,17 @@ check "the init container installed the plugin in the host's CNI dir" \
 	test -x "$ROOT/opt/cni/bin/rdmanet" -a -x "$ROOT/opt/cni/bin/rdmanet-etcd"
 out=$(env -u CNI_COMMAND "$ROOT/opt/cni/bin/rdmanet" 2>&1)
 check "  ... the image's plugin, version $V" grep -q "^CNI rdmanet plugin $V " <<<"$out"
-check "ready: the master attached and the device plugin registered (the readiness command)" \
+# kubelet registers the DRA driver as it finds its socket in plugins_registry
+# (kubelet_dra.py here, as the kubelet the agent's readiness waits for): the
+# registration socket, then the DRAPlugin socket in the driver's own
+# directory under plugins/, both through the manifest's mounts
+DRA=(as_host "$DP_PY" "$RN_SRC/selftests/dra/kubelet_dra.py" --gen "$RN_BUILD/selftests/dra/stubs")
+DRA_EP=/var/lib/kubelet/plugins/rdma.rdmanet.io/dra.sock
+reg=$("${DRA[@]}" register --registry /var/lib/kubelet/plugins_registry \
+	--driver rdma.rdmanet.io --socket 'rdma.rdmanet.io-reg.sock' 2>"$KP/dra.err")
+check_eq "DRA: registered through plugins_registry, its socket in plugins/rdma.rdmanet.io" \
+	"$(jq -r '"\(.error) \(.endpoint) \(.service)"' <<<"$reg")" "null $DRA_EP v1.DRAPlugin"
+check "ready: the master attached, the device plugin and the DRA driver registered (the readiness command)" \
 	wait_for 60 health --ready
 health --ready -j | jq -c '{masters, device_plugin, ready}' | sed 's/^/# health: /'
 healthcheck "the liveness probe (podman healthcheck run) passes" 0
@@ -219,16 +250,9 @@ check "  ... and lists the fixture's HCAs" \
 	wait_for 20 klog_has '.event == "list" and (.devices | length) > 0'
 
 # --- the DRA driver in its container, through the manifest's mounts only ---------
-# kubelet's side played by kubelet_dra.py on the host's paths (as_host): the
-# registration socket in plugins_registry, the DRAPlugin socket in the
-# driver's own directory under plugins/, the claim (as the directory claim
-# source reads it) under /var/lib/rdmanet, the CDI spec in /var/run/cdi
-DRA=(as_host "$DP_PY" "$RN_SRC/selftests/dra/kubelet_dra.py" --gen "$RN_BUILD/selftests/dra/stubs")
-DRA_EP=/var/lib/kubelet/plugins/rdma.rdmanet.io/dra.sock
-reg=$("${DRA[@]}" register --registry /var/lib/kubelet/plugins_registry \
-	--driver rdma.rdmanet.io --socket 'rdma.rdmanet.io-reg.sock' 2>"$KP/dra.err")
-check_eq "DRA: registered through plugins_registry, its socket in plugins/rdma.rdmanet.io" \
-	"$(jq -r '"\(.error) \(.endpoint) \(.service)"' <<<"$reg")" "null $DRA_EP v1.DRAPlugin"
+# (registered above) kubelet's calls made by kubelet_dra.py on the host's
+# paths (as_host): the claim (as the directory claim source reads it) under
+# /var/lib/rdmanet, the CDI spec in /var/run/cdi
 U=$(cat /proc/sys/kernel/random/uuid)
 mkdir -p "$ROOT/var/lib/rdmanet/dra/claims/default"
 jq -n --arg u "$U" --arg pool "$RN_PFX" '{apiVersion: "resource.k8s.io/v1", kind: "ResourceClaim",
@@ -252,6 +276,13 @@ check_eq "DRA: NodeUnprepareResources, the spec gone" \
 	"$(jq -c "[.grpc_error, .claims[\"$U\"].error]" <<<"$out"):$(test -e "$SPEC" || echo gone)" \
 	'[null,""]:gone'
 sed 's/^/# dra: /' "$KP/dra.err" | head -5
+slices() { nsenter --net="$NS" "$RN_BUILD/tools/kube_request" --kubeconfig "$KP/kubeconfig" \
+	GET /apis/resource.k8s.io/v1/resourceslices 2>/dev/null | sed -n 2p; }
+published() { [ "$(slices | jq -r --arg p "$RN_PFX" '[.items[].spec.pool.name] == [$p]')" = true ]; }
+check "DRA: the node's ResourceSlices published in-cluster (the mounted service account, KUBERNETES_SERVICE_*; the stand-in validated them)" \
+	wait_for 30 published
+check_eq "  ... with every device of the fixture" "$(slices | jq '[.items[].spec.devices | length] | add')" \
+	"$("$RN_BUILD/tools/dra_slices" --sysfs "$KP/fixture/sys" --node x --print | jq '[.[].spec.devices | length] | add')"
 
 # --- a pod attached by the host's plugin, counted by the agent in its container ---
 cni() {	# cni COMMAND CONTAINER_ID NETNS POD_NAME: as kubelet runs the plugin
@@ -320,6 +351,8 @@ if "${PODMAN[@]}" build --quiet --pull=never --label org.opencontainers.image.ve
 	-t "$IMG_NEXT" -f "$KP/next/Containerfile" "$KP/next" >"$KP/next/build.log" 2>&1; then
 	tap_ok "the next version's image ($IMG_NEXT: agent $V_NEXT, other BPF code)"
 	check "the next version played" eval 'play_files "$IMG_NEXT" && play'
+	"${DRA[@]}" register --registry /var/lib/kubelet/plugins_registry --driver rdma.rdmanet.io \
+		--socket 'rdma.rdmanet.io-reg.sock' >/dev/null 2>>"$KP/dra.err"	# kubelet, again
 	check "  ... ready, and says its version" \
 		wait_for 60 eval '[ "$(health --ready -j | jq -r .version)" = "$V_NEXT" ]'
 	new=$(progs)

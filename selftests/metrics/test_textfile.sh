@@ -30,6 +30,14 @@ F=$DIR/rdmanet.prom
 check "promtool check metrics: clean" sh -c "promtool check metrics < '$F' > '$RN_TMP/promtool.out' 2>&1"
 sed 's/^/# promtool: /' "$RN_TMP/promtool.out"
 check_eq "no temporary file left behind" "$(ls -A "$DIR" | grep -vc '^rdmanet.prom$')" 0
+# what a writer killed mid-write leaves: swept by the next write once old,
+# left while it may still be another writer's (and other names alone)
+for f in .rdmanet.prom.old123 .rdmanet.prom.new456 .other.prom.old789; do : >"$DIR/$f"; done
+touch -d '-2 minutes' "$DIR/.rdmanet.prom.old123" "$DIR/.other.prom.old789"
+rn_ctl export --textfile "$DIR"
+check_eq "a killed writer's temporary file is swept once a minute old, a young one and other names left" \
+	"$(ls -A "$DIR" | sort | xargs)" ".other.prom.old789 .rdmanet.prom.new456 rdmanet.prom"
+rm -f "$DIR"/.rdmanet.prom.new456 "$DIR"/.other.prom.old789
 check_eq "no sample carries a timestamp" \
 	"$(grep -v '^#' "$F" | awk '{ sub(/^[^{ ]+(\{.*\})?/, ""); if (NF != 1) n++ } END { print n + 0 }')" 0
 sample() { grep -F "$1" "$F" | grep -F "$2" | awk '{print $NF}'; }

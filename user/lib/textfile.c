@@ -1,12 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
 #include "textfile.h"
+
+/* A writer killed between mkstemp and rename (SIGKILL, a pod removed with
+ * no grace) leaves its temporary file behind, and every such kill one
+ * more. Those older than RN_TEXTFILE_STALE_S go; a younger one may be
+ * another writer's in progress (a write takes milliseconds). */
+static void sweep_stale(const char *dir, const char *name)
+{
+	size_t len = strlen(name);
+	time_t now = time(NULL);
+	struct dirent *de;
+	struct stat st;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] != '.' || strncmp(de->d_name + 1, name, len) ||
+		    de->d_name[len + 1] != '.' || strlen(de->d_name + len + 2) != 6)
+			continue;
+		if (!fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+		    S_ISREG(st.st_mode) && now - st.st_mtime > RN_TEXTFILE_STALE_S)
+			unlinkat(dirfd(d), de->d_name, 0);
+	}
+	closedir(d);
+}
 
 int rn_textfile_open(struct rn_textfile *t, const char *dir, const char *name,
 		     struct rn_error *e)
@@ -18,6 +45,7 @@ int rn_textfile_open(struct rn_textfile *t, const char *dir, const char *name,
 	if (n < 0 || (size_t)n >= sizeof(t->path) ||
 	    snprintf(t->tmp, sizeof(t->tmp), "%s/.%s.XXXXXX", dir, name) >= (int)sizeof(t->tmp))
 		return rn_fail(e, -ENAMETOOLONG, "%s: path too long", dir);
+	sweep_stale(dir, name);
 	fd = mkstemp(t->tmp);
 	if (fd < 0)
 		return rn_fail(e, -errno, "create %s: %s", t->tmp, strerror(errno));

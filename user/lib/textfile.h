@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* Prometheus text exposition for node_exporter's textfile collector:
  * written to a temporary file in the same directory, fsync'd, renamed into
- * place, so a scrape never sees half a file. No sample timestamps. */
+ * place, so a scrape never sees half a file. No sample timestamps.
+ * Opening one also removes the temporary files of NAME that writers killed
+ * mid-write left, once older than RN_TEXTFILE_STALE_S. */
 #ifndef RDMANET_TEXTFILE_H
 #define RDMANET_TEXTFILE_H
 
@@ -9,6 +11,8 @@
 #include <stdio.h>
 
 #include "error.h"
+
+#define RN_TEXTFILE_STALE_S 60
 
 struct rn_textfile {
 	FILE *f;
