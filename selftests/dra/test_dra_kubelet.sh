@@ -195,7 +195,7 @@ wait_for() { for _ in $(seq 200); do "$@" && return 0; sleep 0.1; done; return 1
 dra_config "$RN_TMP/config.json" '"enabled": false'
 check "reload, enabled false: the DRA sockets go" \
 	wait_for eval '[ ! -e "$DRA_SOCK" ] && [ ! -e "$DRA_KUBELET/plugins_registry/$DRA_DRIVER-reg.sock" ]'
-check "... the agent says so" grep -q "DRA driver stopped" "$RN_TMP/agent.log"
+check "... the agent says so (it logs after the sockets are gone)" wait_for grep -q "DRA driver stopped" "$RN_TMP/agent.log"
 dra_config "$RN_TMP/config.json" '"driver": "roce.example.com"'
 reg=$(dra_kubelet register --registry "$DRA_KUBELET/plugins_registry" --driver roce.example.com)
 check_eq "reload, another driver name: registered under it, its own socket" \
