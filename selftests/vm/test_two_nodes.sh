@@ -33,13 +33,14 @@
 #      etcd nothing while its blocks have room; a failed one would be torn
 #      down and retried with a new sandbox, as kubelet does); the stream is
 #      counted whole on both nodes; at the end step 2's store checks again
-#      (nothing lost, nothing left by a failed try), and etcdctl on the host
+#      (nothing lost, nothing left by a failed try), rdmanetctl ip show on
+#      each node names each of its pods' addresses, and etcdctl on the host
 #      finds no per-allocation key and every pod's address in a block of
-#      its own node. How many etcd requests an ADD made is not visible
-#      here (the plugin reports no count; etcd's own counters also count
-#      both agents' ticks): the first tries across the kill stand for it,
-#      and selftests/ipam/test_ipam_blocks_alloc.sh allocates with every
-#      member down.
+#      its own node. No ADD across the kill asked etcd anything: the
+#      plugin reports no request count (and etcd's own counters also count
+#      both agents' ticks), so the ADDs run under the loader's trace
+#      (LD_DEBUG=files), where none loads libcurl, which the etcd client
+#      loads at its first request.
 #
 # Both rail styles of the field's setups: net1 draws from one pool for the
 # rail shared by every node, on the nodes' own subnet (192.168.77.0/24);
@@ -88,8 +89,15 @@ gid_index() {
 
 pod_addr() { ip -n "$1" -j -4 addr show "$2" | jq -r '.[0].addr_info[0].local'; }
 
+# With LD_TRACE_DIR set, an ADD runs under the loader's trace (LD_DEBUG=files,
+# one file per process there): the static rdmanet has no loader, the
+# rdmanet-etcd it hands the request to does, and its etcd client loads
+# libcurl at its first request only (user/lib/ipam/etcd_client.c).
 cni() {	# cni COMMAND NETCONF CONTAINER_ID IFNAME POD
-	env -i PATH="$PATH" CNI_COMMAND="$1" CNI_CONTAINERID="$3" CNI_NETNS="/run/netns/$5" \
+	local trace=()
+	[ -n "${LD_TRACE_DIR:-}" ] && [ "$1" = ADD ] &&
+		trace=(LD_DEBUG=files "LD_DEBUG_OUTPUT=$LD_TRACE_DIR/$5.$4.$3")
+	env -i PATH="$PATH" "${trace[@]}" CNI_COMMAND="$1" CNI_CONTAINERID="$3" CNI_NETNS="/run/netns/$5" \
 		CNI_IFNAME="$4" CNI_PATH=/opt/cni/bin \
 		"CNI_ARGS=IgnoreUnknown=1;K8S_POD_NAMESPACE=$POD_NS;K8S_POD_NAME=$5" \
 		/opt/cni/bin/rdmanet <"$2"
@@ -205,6 +213,17 @@ store_check() {
 		vm_wait_until 60 published_is "$VM_OUT/store.$f"
 	tap_diag "$when: published after $((SECONDS - t0)) s of waiting"
 	published_mine >"$VM_OUT/published.$f"
+}
+
+# The operator's look on the node, once at the end (an rdmanetctl run with
+# the etcd config costs seconds under TCG): ip show of each of the pods
+# store_check last compared, which it finds in the node's own store.
+ip_show_check() {
+	check_eq "the end: rdmanetctl ip show --container-id on $VM_NODE names each of its pods' addresses" \
+		"$(while read -r _ cid ifname; do
+			"$CTL" ip show --container-id "$cid" --ifname "$ifname" -j </dev/null |
+				jq -r --arg c "$cid" '.allocations[] | "\(.ip) \($c) \(.ifname)"'
+		done </tmp/pods.addrs | sort)" "$(cat /tmp/pods.addrs)"
 }
 
 # node-a, once both nodes ran store_check WHEN: no address in two stores
@@ -527,6 +546,8 @@ step6_b() {
 attach_start() {
 	local p
 	rm -f /tmp/adds.*
+	LD_TRACE_DIR=/tmp/ld
+	mkdir -p "$LD_TRACE_DIR"
 	ATTACH_T0=$EPOCHREALTIME
 	ATTACH_PIDS=()
 	for p in $(seq $((NP + 1)) $((NP + NQ))); do
@@ -553,6 +574,15 @@ attach_wait() {
 	# node_setup): an ADD asks etcd nothing, so losing the leader fails none
 	check_eq "every ADD across the leader kill succeeded on its first try (inside the node's blocks)" \
 		"$(awk '$5 != 1 { print $1 "=" $5 }' "$VM_OUT/adds.2" | xargs)" ""
+	LD_TRACE_DIR=
+	cp -r /tmp/ld "$VM_OUT/ld-trace"
+	check_eq "the loader traced rdmanet-etcd serving each of the $NQ ADDs" \
+		"$(grep -l 'needed by /opt/cni/bin/rdmanet-etcd' /tmp/ld/* | wc -l)" $NQ
+	check_eq "... and none of them loaded libcurl: no ADD sent etcd a request" \
+		"$(grep -l 'file=libcurl' /tmp/ld/* | xargs -r -n1 basename)" ""
+	# the pattern is right: a request to etcd loads it (pool list reads the pools)
+	check "... (rdmanetctl pool list, which asks etcd, does load it under the same trace)" \
+		sh -c "LD_DEBUG=files '$CTL' pool list -j 2>&1 >/dev/null | grep -q 'file=libcurl'"
 }
 
 final_check() {	# node-a, once both nodes are done: what the pods got, across the nodes
@@ -576,6 +606,7 @@ guest_main() {
 	step5
 	if [ "$VM_NODE" = node-a ]; then step6_a; else step6_b; fi
 	store_check "the end" "$VM_OUT/adds.1" "$VM_OUT/adds.2"
+	ip_show_check
 	vm_barrier s6-done 300
 	[ "$VM_NODE" = node-a ] && final_check
 	grep 'ipam: blocks' "$VM_OUT/agent.log" >"$VM_OUT/agent.blocks"
