@@ -44,6 +44,10 @@ module.exports = function validateSchema(obj, err) {
 		return err("schema", "apiVersion and kind are required");
 	if (obj.apiVersion === "k8s.cni.cncf.io/v1" && obj.kind === "NetworkAttachmentDefinition")
 		return checkNad(obj, err);
+	// kubernetes-models 4.x predates resource.k8s.io/v1: dra_check.mjs
+	// checks those with 5.x (ESM only, which this CommonJS cannot load)
+	if (obj.apiVersion.startsWith("resource.k8s.io/"))
+		return;
 	const Model = modelFor(obj.apiVersion, obj.kind);
 	if (!Model)
 		return err("schema", `no OpenAPI definition for ${obj.apiVersion} ${obj.kind}`);

@@ -11,7 +11,7 @@
 SRC=$RN_SRC/selftests/deploy
 WORK=$RN_BUILD/deploy-checks
 mkdir -p "$WORK"
-cp "$SRC"/package.json "$SRC"/package-lock.json "$SRC"/*.js "$WORK"/
+cp "$SRC"/package.json "$SRC"/package-lock.json "$SRC"/*.js "$SRC"/*.mjs "$WORK"/
 command -v node >/dev/null && command -v npm >/dev/null ||
 	{ tap_fail "node and npm (make deps installs Debian's nodejs and npm)"; tap_done; }
 # node trusts its own CA list; the system's (with any CA the admin added)
@@ -72,6 +72,37 @@ for f in "${MANIFESTS[@]}"; do
 	o=$("${CHECK[@]}" "$f" 2>&1 | grep -v ': network-exists:' | grep -c ': [a-z-]*: ')
 	check_eq "$(basename "$f"): valid alone" "$o" 0
 done
+# the DRA objects (deploy/dra's DeviceClasses, the dra-* examples) against
+# Kubernetes 1.34's definitions and against what the driver publishes on
+# the ConnectX-5 SR-IOV fixture (those ResourceSlices checked too)
+"$RN_BUILD/tools/dra_slices" --sysfs "$RN_SRC/selftests/fixtures/sysfs/cx5_sriov/sys" --node node-a \
+	--print >"$WORK/dra-slices.json"
+DRA_CHECK=(node "$WORK/dra_check.mjs" "$WORK/dra-slices.json")
+DRA_FILES=("$WORK/rendered-dra.yaml" "$RN_SRC"/deploy/examples/dra-*.yaml)
+out=$("${DRA_CHECK[@]}" "${DRA_FILES[@]}" 2>&1)
+rc=$?
+echo "$out" | sed 's/^/# /'
+check_eq "DRA: DeviceClasses, claim templates and pods valid for 1.34, naming only what the driver publishes; its ResourceSlices valid" \
+	"$rc" 0
+check_eq "  ... the checker saw the classes, the templates and the slices" \
+	"$(cat "$WORK/rendered-dra.yaml" "$RN_SRC"/deploy/examples/dra-*.yaml | grep -cE '^kind: (DeviceClass|ResourceClaimTemplate)$') $(jq length "$WORK/dra-slices.json")" \
+	"4 1"
+# each rule fires: the shipped files broken one way per rule
+dra_broken() {	# RULE SED-EXPR: the files through SED-EXPR fail with RULE
+	local f out
+	mkdir -p "$WORK/dra-broken"
+	rm -f "$WORK/dra-broken"/*
+	for f in "${DRA_FILES[@]}"; do sed -e "$2" "$f" >"$WORK/dra-broken/$(basename "$f")"; done
+	out=$("${DRA_CHECK[@]}" "$WORK"/dra-broken/*.yaml 2>&1)
+	check "DRA rule $1 fires ($2)" grep -q ": $1: " <<<"$out"
+}
+dra_broken schema 's/deviceClassName: rdma-vf.rdmanet.io/deviceClassNam: rdma-vf.rdmanet.io/'
+dra_broken dra-attribute 's/\.linkLayer ==/.linklayer ==/'
+dra_broken dra-value 's/== "vf"/== "VF"/'
+dra_broken dra-class 's/deviceClassName: rdma-vf.rdmanet.io/deviceClassName: rdma-vf.example.com/'
+dra_broken dra-match 's|matchAttribute: resource.kubernetes.io/pcieRoot|matchAttribute: resource.kubernetes.io/pciRoot|'
+dra_broken dra-capacity 's/requests: { pods: "1" }/requests: { vfs: "1" }/'
+
 check "the DaemonSet is not privileged" \
 	bash -c '! grep -q "privileged: true" "$0"' "$RN_SRC/deploy/base/rdmanetd-daemonset.yaml"
 
