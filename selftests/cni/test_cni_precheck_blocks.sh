@@ -47,4 +47,24 @@ cni_check_ok "ADD 4"
 check_eq "it skipped the probe window" "$(grep -c 'pre-checked on ra0 .* no probe window' "$CNI_ERR")" 1
 check "with a pre-checked address ($(addr_of))" grep -qw "$(addr_of)" <<<"$pre"
 
+# more pre-checks wanted than the node's blocks have free: only its blocks'
+# addresses are candidates (the rest of the pool is other nodes' or nobody's
+# yet; probing them wastes the window and warns of "conflicts" that are
+# another node's pods)
+VIEW=$CNI_TMP/node.db.blocks
+# outside: the entries outside the node's blocks of bk4 (its view), and how many there are
+outside() { python3 - "$VIEW" $(entries) <<'PY'
+import ipaddress, json, sys
+v = json.load(open(sys.argv[1]))
+nets = [ipaddress.ip_network("%s/%s" % (b["base"], b["len"])) for b in v["blocks"] if b["pool"] == "bk4"]
+out = [a for a in sys.argv[2:] if not any(ipaddress.ip_address(a) in n for n in nets)]
+print(len(sys.argv) - 2, len(nets), " ".join(out))
+PY
+}
+jq '.ipam.precheck.per_pool = 40' "$CNI_CONFIG" >"$CNI_TMP/c.json" && cat "$CNI_TMP/c.json" >"$CNI_CONFIG"
+grown() { [ "$(entries | wc -l)" -gt 3 ]; }
+check "per_pool 40 (reloaded): more pre-checks" cni_wait "$CNI_AGENT_PID" grown
+read -r n_pre n_blocks out < <(outside)
+check_eq "all $n_pre lie in the node's $n_blocks block(s) of the pool" "${out:-none}" none
+
 tap_done

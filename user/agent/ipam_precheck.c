@@ -174,6 +174,23 @@ static void cursor_guess(struct cursor *cur, const struct rn_ipam_allocation *a,
 	}
 }
 
+/* A block pool's next addresses are in this node's blocks only (the rest
+ * of the pool is other nodes' or nobody's yet): p narrowed to them, empty
+ * while the node holds none. */
+static int within_own_blocks(struct tick_state *s, struct rn_pool *p, struct rn_error *e)
+{
+	struct rn_pool_seg *own;
+	unsigned int n_own;
+	int r = rn_block_view_segs(s->st, s->c->node, p->name, &own, &n_own, e);
+
+	if (!r && rn_seg_intersect(&p->segs, &p->n_segs, own, n_own))
+		r = rn_fail(e, -ENOMEM, "ipam: out of memory");
+	if (!r)
+		p->size = rn_seg_size(p->segs, p->n_segs);
+	free(own);
+	return r;
+}
+
 static int plan_want(struct tick_state *s, struct rn_ipam *ipam, const struct rn_precheck_want *w)
 {
 	struct rn_ipam_pool_info info;
@@ -214,6 +231,10 @@ static int plan_want(struct tick_state *s, struct rn_ipam *ipam, const struct rn
 		for (int i = 0; i < n && !r; i++)
 			r = taken_add(&t, rn_addr_to_u128(&allocs[i].addr));
 	}
+	if (!r && info.pool.block && s->st->store == RN_IPAM_STORE_ETCD)
+		r = within_own_blocks(s, &info.pool, &e);
+	if (r)
+		goto out;
 	qsort(t.v, t.n, sizeof(*t.v), cmp_u128);
 	if (!cur->has)
 		cursor_guess(cur, allocs, n);

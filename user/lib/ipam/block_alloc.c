@@ -324,6 +324,33 @@ static struct rn_pool_seg *blocks_of(const struct view *v, const char *pool, uns
 	return s;
 }
 
+int rn_block_view_segs(const struct rn_ipam_settings *st, const char *node, const char *pool,
+		       struct rn_pool_seg **out, unsigned int *n, struct rn_error *e)
+{
+	struct rn_block_alloc ba = { .lock_fd = -1 };
+	char lock_path[sizeof(ba.view_path) + 8];
+	struct view v;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	snprintf(ba.view_path, sizeof(ba.view_path), "%s.blocks", st->path);
+	snprintf(lock_path, sizeof(lock_path), "%s.lock", ba.view_path);
+	ba.lock_fd = open(lock_path, O_RDONLY | O_CLOEXEC);
+	if (ba.lock_fd < 0)
+		return errno == ENOENT ? 0 : rn_fail(e, -errno, "ipam: %s: %s", lock_path,
+						     strerror(errno));
+	err = lock_read(&ba, LOCK_SH, &v, e);
+	close(ba.lock_fd);
+	if (err)
+		return err;
+	/* another node's view (a renamed node) holds none of this node's */
+	if (!strcmp(v.node, node) && !(*out = blocks_of(&v, pool, n)))
+		err = rn_fail(e, -ENOMEM, "ipam: out of memory");
+	view_free(&v);
+	return err;
+}
+
 /* One block more for each family of the plan, from its first pool that
  * has one free. Under the exclusive lock. */
 static int claim_for(struct rn_block_alloc *ba, struct view *v, const struct rn_alloc_plan *plan,

@@ -41,6 +41,14 @@ struct rn_store *rn_block_alloc_store(struct rn_block_alloc *ba);
  * to know its blocks are its own). */
 bool rn_block_alloc_valid(struct rn_block_alloc *ba);
 
+/* The blocks of pool the view at st->path says node holds, as sorted
+ * disjoint segments in *out (malloc'd; none without a view), read under
+ * the shared lock: no etcd, no lease taken, nothing created. Whether the
+ * view is still valid is not asked: for what may be handed out next (the
+ * agent's pre-checks), not for handing it out. */
+int rn_block_view_segs(const struct rn_ipam_settings *st, const char *node, const char *pool,
+		       struct rn_pool_seg **out, unsigned int *n, struct rn_error *e);
+
 /* plan: every pool a block pool. Fills out as rn_store_ops.allocate. */
 int rn_block_alloc_allocate(struct rn_block_alloc *ba, struct rn_alloc_plan *plan,
 			    struct rn_ipam_allocation out[2], struct rn_error *e);
