@@ -7,7 +7,8 @@
 # operator on the node was told that a pod's interface "holds no address"
 # and that its address was free (found by selftests/vm/test_two_nodes.sh).
 # Another node's show still knows only what etcd has (published records),
-# and a show on a node with no store yet creates none.
+# and a show on a node with no store yet creates none. `ip release IP`
+# frees a block address from the node's store.
 set -u
 . "$RN_SRC/selftests/lib/tap.sh"
 . "$RN_SRC/selftests/ipam/lib/etcd_cluster.sh"
@@ -47,6 +48,17 @@ check_eq "ip show --container-id of an interface holding nothing: nothing" \
 check_eq "ip show IP on n2: not in n2's store, nothing published: no holder" \
 	"$(show n2 "$a1" -j | jq -c '[.allocations, .published]')" "[[],[]]"
 check "... and the read-only show created no store for n2" test ! -e "$DIR/n2.db"
+# ip release IP, as an operator frees an address by hand: a block address
+# is in the node's store, not in etcd (it released nothing before)
+a2=$("$CTL" -c "$DIR/n1.json" ip allocate --container-id c2 --ifname net1 --pool r1 \
+	--namespace team --pod p2 -j | jq -r '.ips[0].address | sub("/.*"; "")')
+check_eq "ip release IP on n1 frees a block address (pool found in the node's store)" \
+	"$("$CTL" -c "$DIR/n1.json" ip release "$a2" -j | jq .released):$(show n1 "$a2" -j | jq '.allocations | length')" \
+	"1:0"
+a3=$("$CTL" -c "$DIR/n1.json" ip allocate --container-id c3 --ifname net1 --pool r1 -j |
+	jq -r '.ips[0].address | sub("/.*"; "")')
+check_eq "... with --pool too" \
+	"$("$CTL" -c "$DIR/n1.json" ip release "$a3" --pool r1 -j | jq .released)" 1
 check_eq "the release by DEL's path still finds it (ip release --container-id)" \
 	"$("$CTL" -c "$DIR/n1.json" ip release --container-id c1 --ifname net1 >/dev/null &&
 		show n1 --container-id c1 --ifname net1 -j | jq -c .allocations)" "[]"

@@ -483,12 +483,26 @@ int rn_ipam_release_ip(struct rn_ipam *ipam, const char *pool, const struct rn_a
 		       struct rn_error *e)
 {
 	const struct rn_ipam_pool_info *p;
+	int err = 0, n;
 
 	if (check_writable(ipam, "release", e) || lookup_pool(ipam, pool, &p, e))
 		return e ? e->code : -ENOENT;
 	if (addr->family != rn_pool_family(&p->pool))
 		return rn_fail(e, -EINVAL, "ipam: pool \"%s\" holds no address of that family",
 			       pool);
+	/* a block pool's addresses handed out on this node are in its own
+	 * store, in no etcd record; etcd keeps the pool's per-allocation ones
+	 * not yet adopted (block_adopt.h) */
+	if (block_mode(ipam, &p->pool)) {
+		struct rn_block_alloc *ba = blocks(ipam, e, &err);
+		struct rn_store *own = ba ? rn_block_alloc_store(ba) : NULL;
+
+		if (err)
+			return err;
+		n = own ? own->ops->release_ip(own, pool, addr, e) : 0;
+		if (n != 0)
+			return n;
+	}
 	return ipam->store->ops->release_ip(ipam->store, pool, addr, e);
 }
 
@@ -607,8 +621,9 @@ int rn_ipam_lookup_ip(struct rn_ipam *ipam, const struct rn_addr *addr,
 		      struct rn_ipam_allocation *out, size_t max, struct rn_error *e)
 {
 	struct rn_alloc_filter f = { .addr = addr };
-	/* (a writer's: ip release IP, which releases etcd's records only) */
-	int n = list_own(ipam, &f, false, out, max, e);
+	/* the node's own store first (block pools), a writer's too: ip
+	 * release IP finds the pool of a block address there */
+	int n = list_own(ipam, &f, true, out, max, e);
 
 	return n ? n : list_into(ipam, &f, out, max, e);
 }
