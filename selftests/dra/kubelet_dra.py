@@ -22,6 +22,10 @@ documented behaviour, never from the driver's code. Run with
       one NodePrepareResources / NodeUnprepareResources call with these
       claims; prints {"claims": {uid: {"devices": [...], "error": "..."}},
       "missing": [uids not answered], "grpc_error": "..." }
+  kubelet_dra.py --gen DIR bench --endpoint SOCK --service S --claim NS/NAME/UID
+      [--count N]
+      make bench: N prepare + unprepare rounds of one claim on one channel,
+      timed, and an RPC without work as the baseline; prints percentiles
 
 Output: one JSON object on stdout; the shell tests read it with jq.
 """
@@ -159,6 +163,47 @@ def call(args, unprepare):
     return out
 
 
+def bench(args):
+    """make bench: --count rounds of NodePrepareResources then
+    NodeUnprepareResources of one claim, each call timed on one client and
+    channel, as kubelet keeps one; the baseline is the same client's
+    NodeUnprepareResources of a claim never prepared (an RPC the driver
+    answers without work)."""
+    import grpc
+    ver = args.service.split('.')[0]
+    pb = mod('dra_%s_pb2' % ver)
+    rpc = mod('dra_%s_pb2_grpc' % ver)
+    ns, name, uid = args.claim.split('/')
+    claim = pb.Claim(namespace=ns, name=name, uid=uid)
+    nobody = pb.Claim(namespace=ns, name='never-prepared', uid='00000000-0000-4000-8000-000000000000')
+
+    def pct(ms, q):
+        ms = sorted(ms)
+        return round(ms[min(len(ms) - 1, int(len(ms) * q))], 3)
+
+    prep, unprep, empty = [], [], []
+    with grpc.insecure_channel('unix:' + args.endpoint) as ch:
+        stub = rpc.DRAPluginStub(ch)
+        for _ in range(args.count):
+            t0 = time.perf_counter()
+            r = stub.NodePrepareResources(pb.NodePrepareResourcesRequest(claims=[claim]), timeout=30)
+            prep.append((time.perf_counter() - t0) * 1000)
+            if r.claims[uid].error:
+                return {'error': 'prepare: ' + r.claims[uid].error}
+            t0 = time.perf_counter()
+            r = stub.NodeUnprepareResources(pb.NodeUnprepareResourcesRequest(claims=[claim]), timeout=30)
+            unprep.append((time.perf_counter() - t0) * 1000)
+            if r.claims[uid].error:
+                return {'error': 'unprepare: ' + r.claims[uid].error}
+            t0 = time.perf_counter()
+            stub.NodeUnprepareResources(pb.NodeUnprepareResourcesRequest(claims=[nobody]), timeout=30)
+            empty.append((time.perf_counter() - t0) * 1000)
+    return {'n': args.count, 'error': None,
+            'prepare_p50_ms': pct(prep, 0.5), 'prepare_p99_ms': pct(prep, 0.99),
+            'unprepare_p50_ms': pct(unprep, 0.5), 'unprepare_p99_ms': pct(unprep, 0.99),
+            'empty_rpc_p50_ms': pct(empty, 0.5)}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--gen', required=True)
@@ -173,10 +218,17 @@ def main():
         p.add_argument('--endpoint', required=True)
         p.add_argument('--service', required=True, choices=KNOWN_SERVICES)
         p.add_argument('--claim', action='append', default=[])
+    b = sub.add_parser('bench')
+    b.add_argument('--endpoint', required=True)
+    b.add_argument('--service', required=True, choices=KNOWN_SERVICES)
+    b.add_argument('--claim', required=True)
+    b.add_argument('--count', type=int, default=200)
     args = ap.parse_args()
     gen_stubs(args.gen)
     if args.cmd == 'register':
         res = register(args)
+    elif args.cmd == 'bench':
+        res = bench(args)
     else:
         res = call(args, args.cmd == 'unprepare')
     print(json.dumps(res, sort_keys=True))

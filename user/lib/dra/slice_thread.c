@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The ResourceSlice publisher's thread (slices.h). It runs beside the
  * kubelet-facing gRPC thread, never in it: a slow API server must not
- * hold up NodePrepareResources. */
+ * hold up NodePrepareResources. It rebuilds the slices every second, and
+ * at once on an rtnetlink link event: a RoCE port's state follows its
+ * netdev's carrier, and the device plugin's health reacts to the same
+ * events (devplugin/events.c), so a port going down is published in about
+ * the time the API server takes, not up to a second later. */
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -11,12 +16,16 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <netlink/netlink.h>
+#include <netlink/socket.h>
+#include <linux/rtnetlink.h>
 
 #include "dra/internal.h"
 #include "dra/slices.h"
 #include "log.h"
 
 #define SLICER_RETRY_S 5
+#define SLICER_SETTLE_MS 20	/* after a link event: the port's state follows */
 
 struct rn_dra_slicer {
 	pthread_t thread;
@@ -139,15 +148,57 @@ static void tick(struct rn_dra_slicer *s)
 	}
 }
 
+/* rtnetlink link events (the only group joined: whatever arrives is one),
+ * or NULL: then the per-second rebuild only */
+static struct nl_sock *link_events_open(void)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+
+	if (!sk)
+		return NULL;
+	nl_socket_disable_seq_check(sk);
+	if (nl_connect(sk, NETLINK_ROUTE) || nl_socket_add_membership(sk, RTNLGRP_LINK) ||
+	    nl_socket_set_nonblocking(sk)) {
+		rn_warn("DRA slices: no rtnetlink link events: a port's state is published "
+			"within a second only");
+		nl_socket_free(sk);
+		return NULL;
+	}
+	return sk;
+}
+
+static void drain(struct nl_sock *sk)
+{
+	while (nl_recvmsgs_default(sk) >= 0)
+		;
+}
+
+/* Until the next rebuild: a second, a kick, a link event (or events lost
+ * to a full socket buffer, as good as one), or stop. */
+static void wait_next(struct rn_dra_slicer *s, struct nl_sock *sk)
+{
+	struct pollfd p = { .fd = sk ? nl_socket_get_fd(sk) : -1, .events = POLLIN };
+
+	for (int i = 0; i < 10 && !atomic_load(&s->stop) && !atomic_load(&s->kicked); i++) {
+		if (poll(&p, 1, 100) <= 0 || !(p.revents & (POLLIN | POLLERR)))
+			continue;
+		drain(sk);
+		usleep(SLICER_SETTLE_MS * 1000);
+		drain(sk);			/* the burst's rest */
+		return;
+	}
+}
+
 static void *thread_main(void *arg)
 {
 	struct rn_dra_slicer *s = arg;
+	struct nl_sock *sk = link_events_open();
 
 	while (!atomic_load(&s->stop)) {
 		tick(s);
-		for (int i = 0; i < 10 && !atomic_load(&s->stop) && !atomic_load(&s->kicked); i++)
-			usleep(100 * 1000);
+		wait_next(s, sk);
 	}
+	nl_socket_free(sk);
 	return NULL;
 }
 
