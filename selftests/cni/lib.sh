@@ -194,8 +194,9 @@ cni_agent_attached() {
 	[ "$(cni_ctl stats -j 2>/dev/null | jq '[.masters[] | select(.tc != "none")] | length' 2>/dev/null)" = "${want:-2}" ]
 }
 
-cni_agent_start() {
-	nsenter --net=/run/netns/"$CNI_NODE" "$RN_BUILD/bin/rdmanetd" --config "$1" \
+cni_agent_start() {	# CNI_AGENT_WRAP: a command the agent runs under (setpriv ...)
+	# shellcheck disable=SC2086
+	nsenter --net=/run/netns/"$CNI_NODE" ${CNI_AGENT_WRAP:-} "$RN_BUILD/bin/rdmanetd" --config "$1" \
 		>>"$CNI_TMP/agent.log" 2>&1 &
 	CNI_AGENT_PID=$!
 	cni_wait "$CNI_AGENT_PID" cni_agent_attached && return 0
