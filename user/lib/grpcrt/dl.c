@@ -37,19 +37,21 @@ int rn_grpc_load(struct rn_error *e)
 	if (loaded)
 		goto out;
 	if (!RN_LIBGRPC[0] || !RN_LIBGPR[0]) {	/* dlopen("") is the program itself */
-		err = rn_fail(e, -ENOENT, "device plugin: built without libgrpc-dev (make deps)");
+		err = rn_fail(e, -ENOENT, "gRPC (the device plugin's and the DRA driver's): "
+			      "built without libgrpc-dev (make deps)");
 		goto out;
 	}
 	gpr = dlopen(RN_LIBGPR, RTLD_NOW | RTLD_LOCAL);
 	grpc = dlopen(RN_LIBGRPC, RTLD_NOW | RTLD_LOCAL);
 	if (!grpc || !gpr) {
-		err = rn_fail(e, -ENOENT, "device plugin: cannot load gRPC (%s): %s (install "
-			      "libgrpc29)", !grpc ? RN_LIBGRPC : RN_LIBGPR, dlerror());
+		err = rn_fail(e, -ENOENT, "cannot load gRPC (%s), which the device plugin and "
+			      "the DRA driver need: %s (install libgrpc29)",
+			      !grpc ? RN_LIBGRPC : RN_LIBGPR, dlerror());
 		goto out;
 	}
 #define RN_GRPC_SYM(f)								\
 	if (!err && !(*(void **)&rn_grpc.f = sym(grpc, gpr, #f)))		\
-		err = rn_fail(e, -ENOENT, "device plugin: %s has no %s", RN_LIBGRPC, #f);
+		err = rn_fail(e, -ENOENT, "gRPC: %s has no %s", RN_LIBGRPC, #f);
 	RN_GRPC_FUNCS(RN_GRPC_SYM)
 #undef RN_GRPC_SYM
 	loaded = !err;
