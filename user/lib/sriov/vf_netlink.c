@@ -109,7 +109,13 @@ int rn_sriov_vf_admin_get(const char *pf_ifname, int vf, struct rn_vf_admin *out
 	nl_socket_free(sk);
 	if (rc)
 		return rc;
-	v = rtnl_link_vf_get(link, (uint32_t)vf);
+	/* libnl's rtnl_link_vf_get walks the link's VF list unchecked: a
+	 * link that sent none (no SR-IOV: a veth, a PF without VFs) would
+	 * crash it */
+	if (rtnl_link_get_num_vf(link, &u) < 0 || (uint32_t)vf >= u)
+		v = NULL;
+	else
+		v = rtnl_link_vf_get(link, (uint32_t)vf);
 	if (!v) {
 		rtnl_link_put(link);
 		return rn_fail(e, -ENOENT, "%s: no VF %d in IFLA_VFINFO_LIST", pf_ifname, vf);
