@@ -5,11 +5,14 @@
 # the driver's directory claim source reads them). No real kubelet, API
 # server or scheduler runs.
 #
-#   dra_config FILE [EXTRA_DRA_KEYS]  an agent config with a "dra" section
-#   dra_claim NS NAME UID [RESULTS]   the scheduler writes claim NS/NAME;
-#                                      RESULTS a JSON array of
+#   dra_config FILE [EXTRA_DRA_KEYS] [EXTRA_TOP_KEYS]  an agent config with
+#                                      a "dra" section
+#   dra_claim NS NAME UID [RESULTS] [POD_UIDS]  the scheduler writes claim
+#                                      NS/NAME; RESULTS a JSON array of
 #                                      {request, driver, pool, device};
-#                                      "none": no status.allocation
+#                                      "none": no status.allocation;
+#                                      POD_UIDS (space-separated): the pods
+#                                      in status.reservedFor
 #   dra_kubelet ARGS...               one kubelet_dra.py command (JSON out)
 #   dra_prepare SERVICE NS/NAME/UID...   NodePrepareResources (JSON out)
 #   dra_unprepare SERVICE NS/NAME/UID... NodeUnprepareResources
@@ -29,7 +32,8 @@ dra_config() {
   \"cni\": { \"state_dir\": \"$DRA_HOLDS\" },
   \"dra\": { \"kubelet_dir\": \"$DRA_KUBELET\", \"claims_dir\": \"$DRA_CLAIMS\",
             \"state_dir\": \"$DRA_STATE\", \"cdi_dir\": \"$DRA_CDI\",
-            \"pool\": \"$DRA_POOL\"${2:+, $2} }"
+            \"pool\": \"$DRA_POOL\"${2:+, $2} }${3:+,
+  $3}"
 }
 
 # dra_result REQUEST DEVICE [DRIVER] [POOL]: one allocation result
@@ -38,8 +42,17 @@ dra_result() {
 		'{request: $r, driver: $drv, pool: $p, device: $d}'
 }
 
+# status.reservedFor for pod UIDs $1 (space-separated): what the scheduler
+# writes when it reserves the claim for them
+dra_reserved() {
+	local u
+	for u in $1; do
+		jq -nc --arg u "$u" '{resource: "pods", name: ("pod-" + $u[0:8]), uid: $u}'
+	done | jq -sc .
+}
+
 dra_claim() {
-	local ns=$1 name=$2 uid=$3 results=${4:-[]} f
+	local ns=$1 name=$2 uid=$3 results=${4:-[]} pods=${5:-} f
 	mkdir -p "$DRA_CLAIMS/$ns"
 	f=$DRA_CLAIMS/$ns/$name.json
 	if [ "$results" = none ]; then
@@ -55,6 +68,10 @@ dra_claim() {
 			  spec: {devices: {requests: [$r[] | {name: .request,
 				exactly: {deviceClassName: "rdma"}}] | unique}},
 			  status: {allocation: {devices: {results: $r}}}}' >"$f.tmp"
+	fi
+	if [ -n "$pods" ]; then
+		jq --argjson p "$(dra_reserved "$pods")" '.status.reservedFor = $p' "$f.tmp" >"$f.tmp2" &&
+			mv "$f.tmp2" "$f.tmp"
 	fi
 	mv "$f.tmp" "$f"
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* ADD: check, lock the attachment, record, create the link in the pod netns
+/* ADD: check (with "dra", the device from the pod's claim: dra_claim.h), lock the attachment, record, create the link in the pod netns
  * (while the record is synced), allocate, probe, address, route, register,
  * record again, answer. Any failure undoes all
  * of it (teardown.h) before the error is reported. */
@@ -10,6 +10,7 @@
 
 #include "addr.h"
 #include "cmd.h"
+#include "dra_claim.h"
 #include "fault.h"
 #include "link.h"
 #include "log.h"
@@ -79,7 +80,8 @@ static int prepare(struct add *a)
 	struct rn_error e = { 0 };
 	int rc;
 
-	if (cni_node_load(r, &a->cfg) || cni_node_check_dscp(r, &a->cfg) || open_netns(a))
+	if (cni_node_load(r, &a->cfg) || cni_node_check_dscp(r, &a->cfg) ||
+	    cni_dra_take(r, &a->cfg) || open_netns(a))
 		return -1;
 	rc = cni_link_get(a->pod, r->env.ifname, &li, &e);
 	if (!rc)

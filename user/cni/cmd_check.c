@@ -15,6 +15,7 @@
 #include "pod_datapath.h"
 #include "link.h"
 #include "log.h"
+#include "dra_claim.h"
 #include "master_pick.h"
 #include "netns.h"
 #include "node.h"
@@ -264,7 +265,7 @@ static int prepare(struct check *c)
 		return MISMATCH(r, "prevResult has no interface %s in %s", r->env.ifname,
 				r->env.netns);
 	/* the node config names the state dir the VF holds are in */
-	if (cni_node_load(r, &c->cfg))
+	if (cni_node_load(r, &c->cfg) || cni_dra_take(r, &c->cfg))
 		return -1;
 	if (r->conf.mode == CNI_MODE_SRIOV) {
 		if (!cni_vf_find_hold(r->conf.state_dir, r->env.container_id, r->env.ifname,

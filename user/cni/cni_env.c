@@ -93,6 +93,10 @@ int cni_args_parse(const char *args, struct cni_env *env, struct cni_err *err)
 			    copy_value(env->pod_name, sizeof(env->pod_name), eq + 1,
 				       len - klen - 1, "K8S_POD_NAME", err))
 				return -1;
+			if (klen == 11 && !strncmp(p, "K8S_POD_UID", klen) &&
+			    copy_value(env->pod_uid, sizeof(env->pod_uid), eq + 1,
+				       len - klen - 1, "K8S_POD_UID", err))
+				return -1;
 		}
 		p = end ? end + 1 : NULL;
 	}

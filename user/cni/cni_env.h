@@ -20,9 +20,11 @@ struct cni_env {
 	char netns[4096];		/* "" when not given (DEL may omit it) */
 	char ifname[RN_IFNAMSIZ];
 	const char *path;		/* CNI_PATH, may be NULL */
-	/* from CNI_ARGS (K8S_POD_NAMESPACE, K8S_POD_NAME); "" if absent */
+	/* from CNI_ARGS (K8S_POD_NAMESPACE, K8S_POD_NAME, K8S_POD_UID); "" if
+	 * absent */
 	char pod_namespace[RN_NS_LEN];
 	char pod_name[RN_POD_NAME_LEN];
+	char pod_uid[64];		/* what a DRA claim's reservedFor names */
 	/* RDMANET_CONFIG: the node config as the runtime's environment names
 	 * it ("" : the default); the only way to move it (node.h) */
 	char node_config[4096];

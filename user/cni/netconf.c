@@ -437,6 +437,54 @@ static int parse_sriov(struct cni_netconf *c, struct cni_err *err)
 	return 0;
 }
 
+/* A DNS label: what resource.k8s.io takes as a request's name. */
+static bool dns_label(const char *s, size_t n)
+{
+	if (!n || n > 63 || s[0] == '-' || s[n - 1] == '-')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+			return false;
+	return true;
+}
+
+/* "<request>" or "<request>/<subrequest>" (a prioritized list's choice), as
+ * the allocation results name it */
+static bool request_valid(const char *s)
+{
+	const char *slash = strchr(s, '/');
+
+	if (!slash)
+		return dns_label(s, strlen(s));
+	return dns_label(s, (size_t)(slash - s)) && dns_label(slash + 1, strlen(slash + 1));
+}
+
+/* "dra": { "request": "<request>" } (dra_claim.h) */
+static int parse_dra(struct cni_netconf *c, struct cni_err *err)
+{
+	static const char *const keys[] = { "request", NULL };
+	json_t *d = json_object_get(c->root, "dra");
+	struct rn_error e = { 0 };
+
+	c->dra_request[0] = '\0';
+	if (!d)
+		return 0;
+	if (!json_is_object(d))
+		return cni_fail(err, CNI_ERR_CONFIG, "config: dra: expected an object "
+				"({\"request\": \"<the claim's request>\"})");
+	if (rn_json_only_keys(d, keys, "config: dra", &e) ||
+	    rn_json_string(d, "request", c->dra_request, sizeof(c->dra_request), "config: dra",
+			   &e))
+		return cni_fail(err, CNI_ERR_CONFIG, "%s", e.msg);
+	if (!c->dra_request[0])
+		return cni_fail(err, CNI_ERR_CONFIG, "config: dra.request: required (the name of "
+				"the pod's claim request whose device to attach)");
+	if (!request_valid(c->dra_request))
+		return cni_fail(err, CNI_ERR_CONFIG, "config: dra.request: \"%s\" is not a request "
+				"name (a DNS label, or <request>/<subrequest>)", c->dra_request);
+	return 0;
+}
+
 static int parse_fields(struct cni_netconf *c, struct cni_err *err)
 {
 	struct rn_error e = { 0 };
@@ -480,7 +528,7 @@ static int parse_fields(struct cni_netconf *c, struct cni_err *err)
 		       err) ||
 	    parse_path(c->root, "stateDir", c->nad_state_dir, sizeof(c->nad_state_dir), err))
 		return -1;
-	if (parse_sriov(c, err))
+	if (parse_sriov(c, err) || parse_dra(c, err))
 		return -1;
 	c->prev_result = json_object_get(c->root, "prevResult");
 	if (c->prev_result && json_is_null(c->prev_result))

@@ -16,6 +16,9 @@
  *     "ipConflictCheck": true | { "enabled": true, "timeoutMs": 50, "probes": 2 },
  *     "dscp": 26,                    RoCE DSCP of this attachment (default: the master's);
  *                                    one of the node's cni.allowed_dscp
+ *     "dra": { "request": "nic" },   the device from the pod's DRA claim (the request's):
+ *                                    a VF means mode sriov with it, an HCA port the
+ *                                    port's netdev as master (dra_claim.h)
  *     "configFile": "...",           accepted only if it names the node's own
  *     "stateDir": "..." }            config file / state dir (node.h)
  *
@@ -101,6 +104,9 @@ struct cni_netconf {
 	char nad_state_dir[PATH_MAX];
 	json_t *prev_result;		/* borrowed from root; NULL if absent */
 	json_t *valid_attachments;	/* GC: borrowed from root; NULL if absent */
+	/* "dra": the device is the pod's DRA claim's (dra_claim.h) */
+	char dra_request[128];		/* "" : no "dra" */
+	char dra_claim_uid[64];		/* filled by ADD's step: the claim found */
 	/* mode sriov */
 	char device_id[32];		/* "" : not given */
 	bool has_vlan, has_mac, has_spoofchk, has_trust, has_link_state, has_rate;

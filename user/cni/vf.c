@@ -154,6 +154,10 @@ static int find_vf(struct cni_req *r, const struct rn_config *cfg,
 		v->hold.vf = vf->index;
 		snprintf(v->hold.orig_netdev, sizeof(v->hold.orig_netdev), "%s", vf->netdev);
 		snprintf(v->hold.orig_rdma_dev, sizeof(v->hold.orig_rdma_dev), "%s", vf->rdma_dev);
+		/* the pod's claim's VF: its hold stays the claim's (DEL gives
+		 * the VF back to the claim) */
+		snprintf(v->hold.claim_uid, sizeof(v->hold.claim_uid), "%s",
+			 r->conf.dra_claim_uid);
 	}
 	rn_sriov_host_free(&h);
 	rn_sriov_config_free(&sc);
@@ -195,6 +199,16 @@ static int settle_previous_hold(struct cni_req *r, const struct rn_rdma_roots *r
 	int rc;
 
 	rc = rn_sriov_hold_read(r->conf.state_dir, id, &old, &e);
+	/* a DRA claim's VF, in no pod: the pod the claim is reserved for
+	 * attaches it (dra_claim.h), under the claim's hold; nobody else */
+	if (rc == 0 && old.claim_uid[0] && !old.netns[0]) {
+		if (!strcmp(old.claim_uid, r->conf.dra_claim_uid))
+			return 0;
+		return cni_fail(&r->err, RN_CNI_ERR_IFNAME_EXISTS, "deviceID %s: VF held for DRA "
+				"claim %s (%s/%s), not this pod's%s", id, old.claim_uid,
+				old.pod_namespace, old.pod_name,
+				r->conf.dra_claim_uid[0] ? "" : " (no \"dra\" in the config)");
+	}
 	/* a pod's DEL left the VF to come back from its dying netns: once it
 	 * has, finish what DEL could not and take it */
 	if (rc == 0 && old.released && strcmp(old.container_id, r->env.container_id)) {

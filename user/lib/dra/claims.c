@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* ResourceClaims (resource.k8s.io/v1) as the driver needs them: identity
- * and the allocation's device results; and the claim source that reads
+/* ResourceClaims (resource.k8s.io/v1) as the driver needs them: identity,
+ * the allocation's device results and the pods it is reserved for; and the claim source that reads
  * them from a directory, <dir>/<namespace>/<name>.json, which stands in
  * for the API server until the driver has its client (the tests'
  * scheduler stand-in writes there). */
@@ -30,6 +30,39 @@ static int copy(json_t *o, const char *key, char *out, size_t size, bool require
 	return 0;
 }
 
+/* status.reservedFor: ResourceClaimConsumerReference objects (apiGroup,
+ * resource, name, uid; apiGroup "" or absent is the core group). Pods are
+ * recorded by UID, the first RN_DRA_MAX_PODS of them; other consumers
+ * (a future workload kind) are no pods. */
+static int reserved_from_json(json_t *status, struct rn_dra_claim *out, struct rn_error *e)
+{
+	json_t *list = json_object_get(status, "reservedFor"), *c;
+	size_t i;
+
+	if (!list)
+		return 0;
+	if (!json_is_array(list))
+		return rn_fail(e, -EINVAL, "status.reservedFor: expected an array");
+	if (json_array_size(list) > RN_DRA_RESERVED_MAX)
+		return rn_fail(e, -EINVAL, "status.reservedFor: more than %d", RN_DRA_RESERVED_MAX);
+	json_array_foreach(list, i, c) {
+		char where[48], resource[64], group[256], uid[RN_DRA_UID_LEN], name[256];
+
+		snprintf(where, sizeof(where), "status.reservedFor[%zu]", i);
+		if (!json_is_object(c))
+			return rn_fail(e, -EINVAL, "%s: expected an object", where);
+		if (copy(c, "apiGroup", group, sizeof(group), false, where, e) ||
+		    copy(c, "resource", resource, sizeof(resource), true, where, e) ||
+		    copy(c, "name", name, sizeof(name), true, where, e) ||
+		    copy(c, "uid", uid, sizeof(uid), true, where, e))
+			return e ? e->code : -EINVAL;
+		if (group[0] || strcmp(resource, "pods") || out->n_pods == RN_DRA_MAX_PODS)
+			continue;
+		snprintf(out->pods[out->n_pods++], RN_DRA_UID_LEN, "%s", uid);
+	}
+	return 0;
+}
+
 int rn_dra_claim_from_json(json_t *o, struct rn_dra_claim *out, struct rn_error *e)
 {
 	json_t *meta = json_object_get(o, "metadata"), *alloc, *results, *r;
@@ -41,6 +74,8 @@ int rn_dra_claim_from_json(json_t *o, struct rn_dra_claim *out, struct rn_error 
 	if (copy(meta, "namespace", out->namespace_, sizeof(out->namespace_), true, "metadata", e) ||
 	    copy(meta, "name", out->name, sizeof(out->name), true, "metadata", e) ||
 	    copy(meta, "uid", out->uid, sizeof(out->uid), true, "metadata", e))
+		return e ? e->code : -EINVAL;
+	if (reserved_from_json(json_object_get(o, "status"), out, e))
 		return e ? e->code : -EINVAL;
 	alloc = json_object_get(json_object_get(o, "status"), "allocation");
 	if (!json_is_object(alloc))

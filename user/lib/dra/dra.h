@@ -52,6 +52,8 @@
 #define RN_DRA_DRIVER_LEN 64		/* resource.k8s.io: a driver name is at most 63 */
 #define RN_DRA_UID_LEN 64
 #define RN_DRA_MAX_RESULTS 32		/* resource.k8s.io/v1 AllocationResultsMaxSize */
+#define RN_DRA_RESERVED_MAX 256		/* resource.k8s.io/v1 ResourceClaimReservedForMaxSize */
+#define RN_DRA_MAX_PODS 32		/* pods recorded per claim (the first of reservedFor) */
 /* kubelet's service names, in the order it should prefer them */
 #define RN_DRA_SERVICE_V1 "v1.DRAPlugin"
 #define RN_DRA_SERVICE_V1BETA1 "v1beta1.DRAPlugin"
@@ -149,6 +151,10 @@ struct rn_dra_claim {
 	bool allocated;			/* status.allocation present */
 	struct rn_dra_result results[RN_DRA_MAX_RESULTS];	/* every driver's */
 	int n_results;
+	/* status.reservedFor's pods (resource "pods" of the core group), by
+	 * UID: the pods the claim is for, which the CNI matches on */
+	char pods[RN_DRA_MAX_PODS][RN_DRA_UID_LEN];
+	int n_pods;
 };
 
 /* Where the driver reads a claim (namespace/name) from: the API server in
@@ -172,6 +178,12 @@ struct rn_dra_prepared_device {
 	char pool[RN_DRA_NAME_LEN * 4];
 	char device[RN_DRA_NAME_LEN];
 	char cdi_id[256];		/* "rdmanet.io/claim=<uid>-<device>" */
+	/* the device when prepared, for the CNI (which reads no RDMA model);
+	 * known false in a record of an older agent */
+	bool known;
+	enum rn_dra_kind kind;
+	char pci[RN_PCI_ADDR_LEN];	/* a VF's */
+	char netdev[RN_IFNAMSIZ];	/* an HCA port's */
 };
 
 struct rn_dra_prepared {
@@ -182,6 +194,10 @@ struct rn_dra_prepared {
 	int n_devices;
 	char vfs[RN_DRA_MAX_RESULTS][RN_PCI_ADDR_LEN];	/* held for this claim */
 	int n_vfs;
+	/* the pods it is reserved for (rn_dra_claim.pods) when prepared, or
+	 * prepared again; none in a record of an older agent */
+	char pods[RN_DRA_MAX_PODS][RN_DRA_UID_LEN];
+	int n_pods;
 };
 
 struct rn_dra_driver;
@@ -205,6 +221,27 @@ int rn_dra_prepare(struct rn_dra_driver *d, const char *ns, const char *name, co
 int rn_dra_unprepare(struct rn_dra_driver *d, const char *uid, struct rn_error *e);
 /* How many claims are prepared. */
 int rn_dra_prepared_count(const struct rn_dra_driver *d);
+
+/* --- the CNI's side ------------------------------------------------------ */
+
+/* What a pod got through a prepared claim: for the CNI, which attaches the
+ * pod from it (a VF: exclusive mode with it; an HCA port: a child link on
+ * its netdev). */
+struct rn_dra_pod_device {
+	char claim_uid[RN_DRA_UID_LEN];
+	char claim_namespace[RN_DRA_NAME_LEN];
+	char claim_name[256];
+	struct rn_dra_prepared_device dev;	/* as prepared */
+};
+/* Reads cfg's state file (read only, no lock: it is replaced whole) and
+ * finds the claim prepared for pod_uid (listed in its reservedFor) with a
+ * device for request. -ENOENT when no prepared claim is reserved for the
+ * pod, or none of them has request (the message lists the requests they
+ * have), -EEXIST when two prepared claims of the pod both have the
+ * request, -ESTALE when the record does not say what the device is (an
+ * older agent's); e says which. */
+int rn_dra_pod_device(const struct rn_dra_config *cfg, const char *pod_uid, const char *request,
+		      struct rn_dra_pod_device *out, struct rn_error *e);
 
 /* --- the server ---------------------------------------------------------- */
 

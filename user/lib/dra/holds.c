@@ -3,7 +3,9 @@
  * (user/lib/sriov/hold.c: the per-VF lock, then the record), with the
  * claim's UID and no netns: shown in use by the claim, another claim
  * refused, and the leak sweep leaves it until NodeUnprepareResources gives
- * it back. Nothing of the VF is touched. */
+ * it back. Nothing of the VF is touched. The CNI attaches the VF to the pod
+ * the claim is reserved for under the same hold (the claim's UID kept), and
+ * its DEL puts the claim's hold back as it was (rn_sriov_restore_host). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -65,8 +67,14 @@ int dra_vf_release(const struct rn_dra_config *cfg, const char *pci, const char 
 		rc = 0;		/* given back already */
 	} else if (!rc && !strcmp(h.claim_uid, uid) && !h.netns[0]) {
 		rc = rn_sriov_hold_remove(cfg->hold_dir, pci, e);
+	} else if (!rc && !strcmp(h.claim_uid, uid)) {
+		/* in a pod still (the CNI attached it and DEL has not run): the
+		 * claim lets go, the hold is the pod's alone, and DEL, GC or the
+		 * leak sweep give the VF back to the host as for any pod */
+		h.claim_uid[0] = '\0';
+		rc = rn_sriov_hold_write(cfg->hold_dir, &h, e);
 	}
-	/* else someone else's now (or attached to a pod): not ours to drop */
+	/* else someone else's now: not ours to drop */
 	close(fd);
 	return rc;
 }

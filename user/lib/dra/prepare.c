@@ -108,6 +108,10 @@ static int resolve(struct rn_dra_driver *d, const struct rn_dra_claim *c,
 		snprintf(x->pool, sizeof(x->pool), "%s", r->pool);
 		snprintf(x->device, sizeof(x->device), "%s", r->device);
 		dra_cdi_id(p->uid, dev->name, x->cdi_id, sizeof(x->cdi_id));
+		x->known = true;
+		x->kind = dev->kind;
+		snprintf(x->pci, sizeof(x->pci), "%s", dev->pci);
+		snprintf(x->netdev, sizeof(x->netdev), "%s", dev->netdev);
 	}
 	if (!p->n_devices)
 		return rn_fail(e, -EINVAL, "no device of driver %s is allocated to it", d->cfg.driver);
@@ -193,6 +197,37 @@ static int respec(struct rn_dra_driver *d, const struct rn_dra_prepared *p, stru
 	return err;
 }
 
+static void pods_of(const struct rn_dra_claim *c, struct rn_dra_prepared *p)
+{
+	memcpy(p->pods, c->pods, sizeof(p->pods));
+	p->n_pods = c->n_pods;
+}
+
+/* kubelet prepares a claim again for each pod that comes to use it (a claim
+ * several pods share; a pod's new sandbox): by then reservedFor lists the
+ * new pod, and the CNI finds the claim by it. A source that does not
+ * answer leaves the record as it was (the claim stays prepared). */
+static void refresh_pods(struct rn_dra_driver *d, struct rn_dra_prepared *have)
+{
+	struct rn_dra_claim *c = calloc(1, sizeof(*c));
+	struct rn_dra_prepared before = *have;
+	struct rn_error e = { 0 };
+
+	if (!c)
+		return;
+	if (!d->src->get(d->src, have->namespace_, have->name, c, &e) &&
+	    !strcmp(c->uid, have->uid) &&
+	    (c->n_pods != have->n_pods || memcmp(c->pods, have->pods, sizeof(c->pods)))) {
+		pods_of(c, have);
+		if (dra_state_save(d, &e)) {
+			rn_warn("DRA claim %s/%s: its pods not recorded: %s", have->namespace_,
+				have->name, e.msg);
+			*have = before;
+		}
+	}
+	free(c);
+}
+
 int rn_dra_prepare(struct rn_dra_driver *d, const char *ns, const char *name, const char *uid,
 		   struct rn_dra_prepared *out, struct rn_error *e)
 {
@@ -209,6 +244,7 @@ int rn_dra_prepare(struct rn_dra_driver *d, const char *ns, const char *name, co
 		 * and the spec is not */
 		if (!dra_cdi_exists(&d->cfg, uid) && (err = respec(d, have, e)))
 			return rn_fail_wrap(e, "claim %s/%s: its CDI spec is gone", ns, name);
+		refresh_pods(d, have);
 		*out = *have;
 		return 0;
 	}
@@ -230,6 +266,7 @@ int rn_dra_prepare(struct rn_dra_driver *d, const char *ns, const char *name, co
 	snprintf(out->uid, sizeof(out->uid), "%s", uid);
 	snprintf(out->namespace_, sizeof(out->namespace_), "%s", ns);
 	snprintf(out->name, sizeof(out->name), "%s", name);
+	pods_of(c, out);
 	err = prepare_new(d, c, out, e);
 	if (err)
 		rn_fail_wrap(e, "claim %s/%s", ns, name);

@@ -4,8 +4,14 @@
  * it prepared before, and can still unprepare it:
  *   { "claims": { "<uid>": { "namespace": "...", "name": "...",
  *       "devices": [ { "request": "nic", "pool": "node1",
- *                      "device": "mlx5-0-port1", "cdi_id": "..." } ],
- *       "vfs": [ "0000:3b:00.2" ] } } } */
+ *                      "device": "mlx5-0-port1", "cdi_id": "...",
+ *                      "kind": "port", "pci": "0000:3b:00.0",
+ *                      "netdev": "ens1f0np0" } ],
+ *       "vfs": [ "0000:3b:00.2" ],
+ *       "pods": [ "<pod uid>" ] } } }
+ * "pods" (status.reservedFor's pods, what the CNI finds a pod's claim by)
+ * is absent from an older agent's records: such a claim is found by no
+ * pod until kubelet prepares it again. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -40,16 +46,53 @@ static int str(json_t *o, const char *key, char *out, size_t size)
 	return 0;
 }
 
+/* a JSON array of at most max strings shorter than len, into out */
+static int strings(json_t *a, char *out, size_t len, int max, int *n)
+{
+	json_t *v;
+	size_t i;
+
+	*n = 0;
+	if (!a)
+		return 0;
+	if (!json_is_array(a) || json_array_size(a) > (size_t)max)
+		return -EINVAL;
+	json_array_foreach(a, i, v) {
+		if (!json_is_string(v) || strlen(json_string_value(v)) >= len)
+			return -EINVAL;
+		snprintf(out + (size_t)(*n)++ * len, len, "%s", json_string_value(v));
+	}
+	return 0;
+}
+
+/* "kind" ("vf" or "port"), "pci", "netdev": absent from an older agent's */
+static int device_facts(json_t *v, struct rn_dra_prepared_device *x)
+{
+	const char *kind = json_string_value(json_object_get(v, "kind"));
+
+	if (!json_object_get(v, "kind"))
+		return 0;
+	if (!kind || (strcmp(kind, "vf") && strcmp(kind, "port")) ||
+	    str(v, "pci", x->pci, sizeof(x->pci)) || str(v, "netdev", x->netdev, sizeof(x->netdev)))
+		return -EINVAL;
+	x->known = true;
+	x->kind = strcmp(kind, "vf") ? RN_DRA_HCA_PORT : RN_DRA_VF;
+	return 0;
+}
+
 static int claim_from_json(const char *uid, json_t *o, struct rn_dra_prepared *p)
 {
-	json_t *devs = json_object_get(o, "devices"), *vfs = json_object_get(o, "vfs"), *v;
+	json_t *devs = json_object_get(o, "devices"), *v;
 	size_t i;
 
 	memset(p, 0, sizeof(*p));
 	if (strlen(uid) >= sizeof(p->uid) || str(o, "namespace", p->namespace_, sizeof(p->namespace_)) ||
 	    str(o, "name", p->name, sizeof(p->name)) || !json_is_array(devs) ||
-	    json_array_size(devs) > RN_DRA_MAX_RESULTS || (vfs && !json_is_array(vfs)) ||
-	    json_array_size(vfs) > RN_DRA_MAX_RESULTS)
+	    json_array_size(devs) > RN_DRA_MAX_RESULTS ||
+	    strings(json_object_get(o, "vfs"), p->vfs[0], RN_PCI_ADDR_LEN, RN_DRA_MAX_RESULTS,
+		    &p->n_vfs) ||
+	    strings(json_object_get(o, "pods"), p->pods[0], RN_DRA_UID_LEN, RN_DRA_MAX_PODS,
+		    &p->n_pods))
 		return -EINVAL;
 	snprintf(p->uid, sizeof(p->uid), "%s", uid);
 	json_array_foreach(devs, i, v) {
@@ -58,13 +101,8 @@ static int claim_from_json(const char *uid, json_t *o, struct rn_dra_prepared *p
 		if (str(v, "request", x->request, sizeof(x->request)) ||
 		    str(v, "pool", x->pool, sizeof(x->pool)) ||
 		    str(v, "device", x->device, sizeof(x->device)) ||
-		    str(v, "cdi_id", x->cdi_id, sizeof(x->cdi_id)))
+		    str(v, "cdi_id", x->cdi_id, sizeof(x->cdi_id)) || device_facts(v, x))
 			return -EINVAL;
-	}
-	json_array_foreach(vfs, i, v) {
-		if (!json_is_string(v) || strlen(json_string_value(v)) >= RN_PCI_ADDR_LEN)
-			return -EINVAL;
-		snprintf(p->vfs[p->n_vfs++], RN_PCI_ADDR_LEN, "%s", json_string_value(v));
 	}
 	return 0;
 }
@@ -110,18 +148,27 @@ int dra_state_load(struct rn_dra_driver *d, struct rn_error *e)
 
 static json_t *claim_to_json(const struct rn_dra_prepared *p)
 {
-	json_t *devs = json_array(), *vfs = json_array();
+	json_t *devs = json_array(), *vfs = json_array(), *pods = json_array();
 
-	for (int i = 0; i < p->n_devices; i++)
-		json_array_append_new(devs, json_pack("{s:s, s:s, s:s, s:s}",
-						      "request", p->devices[i].request,
-						      "pool", p->devices[i].pool,
-						      "device", p->devices[i].device,
-						      "cdi_id", p->devices[i].cdi_id));
+	for (int i = 0; i < p->n_devices; i++) {
+		const struct rn_dra_prepared_device *x = &p->devices[i];
+		json_t *d = json_pack("{s:s, s:s, s:s, s:s}", "request", x->request, "pool", x->pool,
+				      "device", x->device, "cdi_id", x->cdi_id);
+
+		if (d && x->known) {
+			json_object_set_new(d, "kind", json_string(x->kind == RN_DRA_VF ? "vf" :
+								   "port"));
+			json_object_set_new(d, "pci", json_string(x->pci));
+			json_object_set_new(d, "netdev", json_string(x->netdev));
+		}
+		json_array_append_new(devs, d);
+	}
 	for (int i = 0; i < p->n_vfs; i++)
 		json_array_append_new(vfs, json_string(p->vfs[i]));
-	return json_pack("{s:s, s:s, s:o, s:o}", "namespace", p->namespace_, "name", p->name,
-			 "devices", devs, "vfs", vfs);
+	for (int i = 0; i < p->n_pods; i++)
+		json_array_append_new(pods, json_string(p->pods[i]));
+	return json_pack("{s:s, s:s, s:o, s:o, s:o}", "namespace", p->namespace_, "name", p->name,
+			 "devices", devs, "vfs", vfs, "pods", pods);
 }
 
 int dra_state_save(const struct rn_dra_driver *d, struct rn_error *e)

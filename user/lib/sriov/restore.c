@@ -163,6 +163,29 @@ int rn_sriov_vf_netdev_mac(const struct rn_rdma_roots *roots, const char *pci,
 	}
 }
 
+/* The VF back in the host: the hold goes, unless a DRA claim holds the VF
+ * (the CNI attached it to the claim's pod): then it is the claim's again,
+ * as the DRA driver wrote it, until NodeUnprepareResources. */
+static int claim_hold_back(const char *state_dir, const struct rn_sriov_hold *h,
+			   struct rn_error *e)
+{
+	struct rn_sriov_hold c = { 0 };
+
+	if (!h->claim_uid[0])
+		return rn_sriov_hold_remove(state_dir, h->pci, e);
+	snprintf(c.pci, sizeof(c.pci), "%s", h->pci);
+	snprintf(c.pf_ifname, sizeof(c.pf_ifname), "%s", h->pf_ifname);
+	c.vf = h->vf;
+	snprintf(c.pod_namespace, sizeof(c.pod_namespace), "%s", h->pod_namespace);
+	snprintf(c.pod_name, sizeof(c.pod_name), "%s", h->pod_name);
+	snprintf(c.claim_uid, sizeof(c.claim_uid), "%s", h->claim_uid);
+	snprintf(c.orig_netdev, sizeof(c.orig_netdev), "%s", h->orig_netdev);
+	snprintf(c.orig_rdma_dev, sizeof(c.orig_rdma_dev), "%s", h->orig_rdma_dev);
+	snprintf(c.network, sizeof(c.network), "dra");
+	c.since = time(NULL);
+	return rn_sriov_hold_write(state_dir, &c, e);
+}
+
 int rn_sriov_restore_host(const char *state_dir, const struct rn_rdma_roots *roots,
 			  const struct rn_sriov_hold *h, struct rn_error *e)
 {
@@ -211,7 +234,7 @@ int rn_sriov_restore_host(const char *state_dir, const struct rn_rdma_roots *roo
 	nl_socket_free(sk);
 	if (rc)
 		return rn_fail_wrap(e, "restore VF netdev %s as %s", name, h->orig_netdev);
-	return rn_sriov_hold_remove(state_dir, h->pci, e);
+	return claim_hold_back(state_dir, h, e);
 }
 
 int rn_sriov_sweep(const char *state_dir, const struct rn_rdma_roots *roots,
