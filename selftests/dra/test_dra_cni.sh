@@ -99,6 +99,31 @@ check_eq "... DEL" "$?" 0
 check_eq "... and nothing left" "$(left p1)" "$NOTHING"
 check_eq "... the claim stays prepared" "$(jq -c ".claims | has(\"$U1\")" "$DRA_STATE/prepared.json")" true
 
+# --- a claim two pods share: kubelet prepares it again for the second ------------------
+POD3=a3a3a3a3-0000-4000-8000-000000000003
+ns3=$(pod p3)
+dra_claim default pod1-nic $U1 "[$(dra_result nic mlx5-0-port1)]" "$POD1 $POD3"
+cni ADD "$RN_TMP/nic.json" c-p3 "$ns3" "$(args p3 $POD3)"
+check "a second pod of a shared claim, before kubelet prepared it for that pod: not found" \
+	grep -q "pod $POD3: no claim prepared on this node is reserved for it" <<<"$(answer)"
+out=$(dra_prepare v1.DRAPlugin default/pod1-nic/$U1)
+check_eq "... prepared again for it: the same answer" "$(jq -c "[.grpc_error, .claims[\"$U1\"].error]" <<<"$out")" '[null,""]'
+check_eq "... the record lists both pods now" \
+	"$(jq -c ".claims[\"$U1\"].pods" "$DRA_STATE/prepared.json")" "[\"$POD1\",\"$POD3\"]"
+cni ADD "$RN_TMP/nic.json" c-p3 "$ns3" "$(args p3 $POD3)"
+check_eq "... and the second pod attaches on the same port" \
+	"$?/$(ip -n "$RN_PFX-p3" -j link show net1 2>/dev/null | jq -r '.[0].link_index')" \
+	"0/$(ip -n "$RN_NODE" -j link show ens1f0np0 | jq -r '.[0].ifindex')"
+cni DEL "$RN_TMP/nic.json" c-p3 "$ns3" "$(args p3 $POD3)"
+check_eq "... DEL: nothing left" "$(left p3)" "$NOTHING"
+U5=c5c5c5c5-5555-4555-8555-555555555555
+dra_claim default badres $U5 "[$(dra_result nic mlx5-1-port1)]" "$POD3"
+jq '.status.reservedFor[0] |= del(.uid)' "$DRA_CLAIMS/default/badres.json" >"$RN_TMP/badres.json" &&
+	mv "$RN_TMP/badres.json" "$DRA_CLAIMS/default/badres.json"
+out=$(dra_prepare v1.DRAPlugin default/badres/$U5)
+check "a claim whose reservedFor entry has no uid: refused, naming it" \
+	grep -q 'status.reservedFor\[0\].uid: missing' <<<"$(jq -r ".claims[\"$U5\"].error" <<<"$out")"
+
 netconf "$RN_TMP/nic-master.json" '{"dra": {"request": "nic"}, "master": "roce0"}'
 cni ADD "$RN_TMP/nic-master.json" c-p1 "$ns1" "$(args p1 $POD1)"
 check "a master in the config other than the port's netdev: refused, naming both" \
