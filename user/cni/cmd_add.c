@@ -529,7 +529,8 @@ static void rollback(struct add *a)
 			rn_warn("rollback: %s", e.msg);
 		return;
 	}
-	if (a->vf.held && cni_vf_restore(r->conf.state_dir, &a->vf.hold, r->env.netns, true, &e)) {
+	if (a->vf.held &&
+	    cni_vf_restore(&a->cfg, r->conf.state_dir, &a->vf.hold, r->env.netns, true, &e)) {
 		/* the record stays: DEL or GC restores the VF from its hold */
 		rn_warn("rollback incomplete (DEL or GC will finish it): VF %s: %s",
 			a->vf.hold.pci, e.msg);

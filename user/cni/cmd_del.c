@@ -62,7 +62,7 @@ static int teardown(struct cni_req *r, const struct rn_config *cfg, struct rn_ip
 	cni_fault_point("del-collected");
 	/* a VF goes back first: the record stays until it has */
 	if (cni_vf_find_hold(r->conf.state_dir, r->env.container_id, r->env.ifname, &h) &&
-	    cni_vf_restore(r->conf.state_dir, &h, r->env.netns, false, &e))
+	    cni_vf_restore(cfg, r->conf.state_dir, &h, r->env.netns, false, &e))
 		return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "restore VF %s", h.pci);
 	return cni_teardown_all(&t, &r->err);
 }

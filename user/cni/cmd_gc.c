@@ -135,7 +135,7 @@ static void collect(struct cni_req *r, const struct rn_config *cfg, struct rn_ip
 	int n;
 
 	if (cni_vf_find_hold(r->conf.state_dir, rec->container_id, rec->ifname, &h) &&
-	    cni_vf_restore(r->conf.state_dir, &h, rec->netns, false, &e)) {
+	    cni_vf_restore(cfg, r->conf.state_dir, &h, rec->netns, false, &e)) {
 		rn_warn("GC: %s/%s: VF %s: %s", rec->container_id, rec->ifname, h.pci, e.msg);
 		if (!r->err.code)
 			cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "GC: VF %s", h.pci);

@@ -190,8 +190,8 @@ static int check_rdma_netns_mode(struct cni_req *r)
  * unless that pod's DEL left it released and the VF is back by now; our own
  * leftover (an ADD killed midway) is given back first. Either way the VF's
  * original names are taken from what the hold recorded or the restore left. */
-static int settle_previous_hold(struct cni_req *r, const struct rn_rdma_roots *roots,
-				struct cni_vf *v)
+static int settle_previous_hold(struct cni_req *r, const struct rn_config *cfg,
+				const struct rn_rdma_roots *roots, struct cni_vf *v)
 {
 	const char *id = r->conf.device_id;
 	struct rn_sriov_hold old;
@@ -199,16 +199,6 @@ static int settle_previous_hold(struct cni_req *r, const struct rn_rdma_roots *r
 	int rc;
 
 	rc = rn_sriov_hold_read(r->conf.state_dir, id, &old, &e);
-	/* a DRA claim's VF, in no pod: the pod the claim is reserved for
-	 * attaches it (dra_claim.h), under the claim's hold; nobody else */
-	if (rc == 0 && old.claim_uid[0] && !old.netns[0]) {
-		if (!strcmp(old.claim_uid, r->conf.dra_claim_uid))
-			return 0;
-		return cni_fail(&r->err, RN_CNI_ERR_IFNAME_EXISTS, "deviceID %s: VF held for DRA "
-				"claim %s (%s/%s), not this pod's%s", id, old.claim_uid,
-				old.pod_namespace, old.pod_name,
-				r->conf.dra_claim_uid[0] ? "" : " (no \"dra\" in the config)");
-	}
 	/* a pod's DEL left the VF to come back from its dying netns: once it
 	 * has, finish what DEL could not and take it */
 	if (rc == 0 && old.released && strcmp(old.container_id, r->env.container_id)) {
@@ -224,6 +214,17 @@ static int settle_previous_hold(struct cni_req *r, const struct rn_rdma_roots *r
 		return 0;
 	if (rc)
 		return cni_fail_rn(&r->err, RN_CNI_ERR_STATE, &e, "deviceID %s", id);
+	/* a DRA claim's VF, in no pod (or back from one just now): the pod
+	 * the claim is reserved for attaches it (dra_claim.h), under the
+	 * claim's hold; nobody else */
+	if (old.claim_uid[0] && !old.netns[0]) {
+		if (!strcmp(old.claim_uid, r->conf.dra_claim_uid))
+			return 0;
+		return cni_fail(&r->err, RN_CNI_ERR_IFNAME_EXISTS, "deviceID %s: VF held for DRA "
+				"claim %s (%s/%s), not this pod's%s", id, old.claim_uid,
+				old.pod_namespace, old.pod_name,
+				r->conf.dra_claim_uid[0] ? "" : " (no \"dra\" in the config)");
+	}
 	if (strcmp(old.container_id, r->env.container_id) || strcmp(old.ifname, r->env.ifname))
 		return cni_fail(&r->err, RN_CNI_ERR_IFNAME_EXISTS, "deviceID %s: VF held by pod "
 				"%s/%s (container %.12s, %s) since %ld%s", id, old.pod_namespace,
@@ -231,9 +232,12 @@ static int settle_previous_hold(struct cni_req *r, const struct rn_rdma_roots *r
 				old.released ? "; deleted, its netdev not yet back from the pod's "
 				"netns" : "");
 	/* our own leftover (an ADD killed midway): give it back first */
-	if (cni_vf_restore(r->conf.state_dir, &old, old.netns, true, &e))
+	if (cni_vf_restore(cfg, r->conf.state_dir, &old, old.netns, true, &e))
 		return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "deviceID %s: leftover", id);
-	if (rn_sriov_hold_read(r->conf.state_dir, id, &old, NULL) != -ENOENT)
+	rc = rn_sriov_hold_read(r->conf.state_dir, id, &old, NULL);
+	/* given back: free, or the claim's again (its hold, in no pod) */
+	if (rc != -ENOENT && (rc || !old.claim_uid[0] || old.netns[0] ||
+				 strcmp(old.claim_uid, r->conf.dra_claim_uid)))
 		return cni_fail(&r->err, RN_CNI_ERR_NETLINK, "deviceID %s: a leftover of this "
 				"attachment is not back from %s yet", id, old.netns);
 	snprintf(v->hold.orig_netdev, sizeof(v->hold.orig_netdev), "%s", old.orig_netdev);
@@ -269,7 +273,7 @@ int cni_vf_prepare(struct cni_req *r, const struct rn_config *cfg, struct cni_vf
 		return -1;
 	if (rn_sriov_hold_lock(r->conf.state_dir, r->conf.device_id, false, &v->lock_fd, &e))
 		return cni_fail_rn(&r->err, RN_CNI_ERR_STATE, &e, "deviceID %s", r->conf.device_id);
-	if (settle_previous_hold(r, &roots, v) || check_vf_devices(r, v))
+	if (settle_previous_hold(r, cfg, &roots, v) || check_vf_devices(r, v))
 		goto fail;
 	if (rn_netdev_get(v->hold.pf_ifname, 0, pf_out, &e)) {
 		cni_fail_rn(&r->err, RN_CNI_ERR_MASTER, &e, "PF");
@@ -497,8 +501,8 @@ static int restore_from_pod(const struct rn_sriov_hold *h, const char *netns,
 	return rc;
 }
 
-int cni_vf_restore(const char *state_dir, const struct rn_sriov_hold *h, const char *netns,
-		   bool locked, struct rn_error *e)
+int cni_vf_restore(const struct rn_config *cfg, const char *state_dir,
+		   const struct rn_sriov_hold *h, const char *netns, bool locked, struct rn_error *e)
 {
 	struct rn_rdma_roots roots;
 	struct rn_sriov_hold now;
@@ -514,7 +518,10 @@ int cni_vf_restore(const char *state_dir, const struct rn_sriov_hold *h, const c
 			close(fd);
 		return rc && rc != -ENOENT ? rn_fail(e, rc, "VF %s: unreadable hold", h->pci) : 0;
 	}
-	rn_rdma_roots_init(&roots, NULL);
+	if (cfg)
+		live_roots(cfg, &roots);
+	else
+		rn_rdma_roots_init(&roots, NULL);
 	rc = restore_from_pod(h, netns, e);
 	if (!rc)
 		rc = rn_sriov_restore_host(state_dir, &roots, h, e);

@@ -44,15 +44,16 @@ int cni_vf_attach(struct cni_req *r, struct cni_vf *v, struct nl_sock *host,
 int cni_vf_commit(struct cni_req *r, struct cni_vf *v);
 void cni_vf_unlock(struct cni_vf *v);
 
-/* Puts the VF back as h recorded it and removes the hold. netns may be
- * NULL or gone. When the VF's netdev has not come back from a netns that
+/* Puts the VF back as h recorded it and removes the hold (a DRA claim's
+ * VF: holds it for the claim again). cfg: the node config whose sysfs root
+ * finds the VF (NULL: the live /sys). netns may be NULL or gone. When the VF's netdev has not come back from a netns that
  * is gone from its path but still dying, nothing is touched and the hold
  * stays, marked released (0 all the same: the pod's part is done; the
  * agent's sweep, or the next ADD on the VF, restores it once the kernel
  * has returned it). Takes the VF's lock unless locked (the caller holds
  * it). */
-int cni_vf_restore(const char *state_dir, const struct rn_sriov_hold *h, const char *netns,
-		   bool locked, struct rn_error *e);
+int cni_vf_restore(const struct rn_config *cfg, const char *state_dir,
+		   const struct rn_sriov_hold *h, const char *netns, bool locked, struct rn_error *e);
 /* CHECK inside the pod (ns entered and left): ifname is the VF's own
  * netdev (the bus address its driver reports there), and with an RDMA VF
  * its RDMA device is in the pod's netns, its port on ifname, and not in
