@@ -187,6 +187,52 @@ main_round() {
 	ip netns del $POD
 }
 
+# A DRA claim's VF (selftests/dra/test_dra_cni.sh drives the real driver;
+# here its state file and the claim's hold are written as it writes them):
+# the CNI with "dra" hands the pod the claim's VF; DEL gives it back to the
+# claim (held, in no pod), not to the node.
+dra_round() {
+	local u=c1c1c1c1-1111-4111-8111-111111111111 pod=a1a1a1a1-0000-4000-8000-000000000001
+	local h=$CNI_STATE/sriov/$VF0.json vfdev out=/tmp/dra-add.json
+	vfdev=$(vf_netdev "$VF0")
+	mkdir -p /tmp/dra
+	jq '. + {dra: {enabled: false, state_dir: "/tmp/dra"}}' /tmp/node.json >/tmp/node-dra.json
+	jq -n --arg u "$u" --arg p "$pod" --arg v "$VF0" --arg n "$vfdev" \
+		'{claims: {($u): {namespace: "vm", name: "claim1", vfs: [$v], pods: [$p],
+		  devices: [{request: "nic", pool: "node-a", device: "vf", cdi_id: "x", kind: "vf",
+			     pci: $v, netdev: $n}]}}}' >/tmp/dra/prepared.json
+	jq -n --arg u "$u" --arg v "$VF0" --arg pf "$PF" --arg n "$vfdev" \
+		'{pci: $v, pf: $pf, vf: 0, network: "dra:rdma.rdmanet.io", container_id: "", ifname: "",
+		  netns: "", pod_namespace: "vm", pod_name: "claim1", since: 1, complete: false,
+		  rdma_moved: false, claim_uid: $u,
+		  original: {netdev: $n, mtu: 0, mac: "00:00:00:00:00:00", rdma_dev: "", admin: null}}' >"$h"
+	cat >/tmp/dra-net.json <<JSON
+{ "cniVersion": "1.1.0", "name": "dra-rail", "type": "rdmanet", "dra": { "request": "nic" },
+  "ippools": { "ipv4": ["sr-v4"] }, "configFile": "/tmp/node-dra.json", "stateDir": "$CNI_STATE" }
+JSON
+	ip netns add srdra
+	env -i RDMANET_CONFIG=/tmp/node-dra.json CNI_COMMAND=ADD CNI_CONTAINERID=c-dra CNI_IFNAME=net1 \
+		CNI_NETNS=/run/netns/srdra CNI_PATH=/opt/cni/bin \
+		"CNI_ARGS=IgnoreUnknown=1;K8S_POD_NAMESPACE=vm;K8S_POD_NAME=p1;K8S_POD_UID=$pod" \
+		"$RN_BUILD/bin/rdmanet" </tmp/dra-net.json >$out 2>/tmp/dra-add.err
+	check_eq "DRA: ADD with the claim's VF exits 0" $? 0
+	sed 's/^/# /' /tmp/dra-add.err $out
+	check_eq "DRA: the claim's VF is net1 in the pod, gone from the host" \
+		"$(ip -n srdra -o link show net1 2>/dev/null | wc -l) $(vf_netdev "$VF0")" "1 "
+	check_eq "  its hold still the claim's, now the pod's too" \
+		"$(jq -c '[.claim_uid, .container_id, .netns]' "$h")" "[\"$u\",\"c-dra\",\"/run/netns/srdra\"]"
+	env -i RDMANET_CONFIG=/tmp/node-dra.json CNI_COMMAND=DEL CNI_CONTAINERID=c-dra CNI_IFNAME=net1 \
+		CNI_NETNS=/run/netns/srdra CNI_PATH=/opt/cni/bin \
+		"CNI_ARGS=IgnoreUnknown=1;K8S_POD_NAMESPACE=vm;K8S_POD_NAME=p1;K8S_POD_UID=$pod" \
+		"$RN_BUILD/bin/rdmanet" </tmp/dra-net.json >/tmp/dra-del.out 2>&1
+	check_eq "DRA: DEL exits 0" "$?:$(cat /tmp/dra-del.out)" "0:"
+	check_eq "  the VF back in the host under its name" "$(vf_netdev "$VF0")" "$vfdev"
+	check_eq "  held for the claim again, in no pod (unprepare frees it)" \
+		"$(jq -c '[.claim_uid, .container_id, .netns]' "$h")" "[\"$u\",\"\",\"\"]"
+	rm -f "$h"
+	ip netns del srdra
+}
+
 # Nothing changed by a failed ADD: the PF's VF list, VF 1's netdev, no hold,
 # no allocation, no record.
 unchanged() {	# unchanged WHAT BEFORE CID
@@ -457,6 +503,7 @@ guest_main() {
 	setup_vfs
 	main_round
 	if [ "$VM_NODE" = node-a ]; then
+		dra_round
 		error_cases
 		settings_round_trip
 		parallel_adds
