@@ -239,6 +239,14 @@ check "an older agent's record (no pods): the pod's claim is not found, clearly"
 	grep -q "pod $POD1: no claim prepared on this node is reserved for it" <<<"$(answer)"
 check "... and the agent reads that file" rn_agent_start "$CONFIG"
 for _ in $(seq 100); do [ -S "$DRA_SOCK" ] && break; sleep 0.1; done
+out=$(dra_prepare v1.DRAPlugin default/pod1-nic/$U1)
+check_eq "... kubelet prepares the claim again: its record gets the pods and what the device is" \
+	"$(jq -c "[.claims[\"$U1\"] | .pods, (.devices[0] | [.kind, .netdev])]" "$DRA_STATE/prepared.json")" \
+	"[[\"$POD1\",\"$POD3\"],[\"port\",\"ens1f0np0\"]]"
+cni ADD "$RN_TMP/nic.json" c-p1 "$ns1" "$(args p1 $POD1)"
+check_eq "... and the pod attaches from it" "$?" 0
+cni DEL "$RN_TMP/nic.json" c-p1 "$ns1" "$(args p1 $POD1)"
+check_eq "... DEL: nothing left" "$(left p1)" "$NOTHING"
 out=$(dra_unprepare v1.DRAPlugin default/pod1-nic/$U1)
 check_eq "... and unprepares its claim" "$(jq -c "[.grpc_error, .claims[\"$U1\"].error]" <<<"$out")" '[null,""]'
 tap_done

@@ -203,27 +203,61 @@ static void pods_of(const struct rn_dra_claim *c, struct rn_dra_prepared *p)
 	p->n_pods = c->n_pods;
 }
 
+/* what the record's devices are, where an older agent did not say (the
+ * CNI needs it); true if any was filled in */
+static bool fill_device_facts(struct rn_dra_driver *d, struct rn_dra_prepared *p)
+{
+	struct rn_rdma_model m = { 0 };
+	struct rn_dra_device *devs;
+	bool changed = false;
+	int n_devs;
+
+	for (int i = 0; i < p->n_devices; i++)
+		changed |= !p->devices[i].known;
+	if (!changed || node_devices(d, &m, &devs, &n_devs, NULL))
+		return false;
+	changed = false;
+	for (int i = 0; i < p->n_devices; i++) {
+		struct rn_dra_prepared_device *x = &p->devices[i];
+		const struct rn_dra_device *dev = find_device(devs, n_devs, x->device);
+
+		if (x->known || !dev)
+			continue;
+		x->known = changed = true;
+		x->kind = dev->kind;
+		snprintf(x->pci, sizeof(x->pci), "%s", dev->pci);
+		snprintf(x->netdev, sizeof(x->netdev), "%s", dev->netdev);
+	}
+	free(devs);
+	rn_rdma_model_free(&m);
+	return changed;
+}
+
 /* kubelet prepares a claim again for each pod that comes to use it (a claim
  * several pods share; a pod's new sandbox): by then reservedFor lists the
- * new pod, and the CNI finds the claim by it. A source that does not
- * answer leaves the record as it was (the claim stays prepared). */
-static void refresh_pods(struct rn_dra_driver *d, struct rn_dra_prepared *have)
+ * new pod, and the CNI finds the claim by it. An older agent's record also
+ * gets what its devices are. A source that does not answer leaves the pods
+ * as they were (the claim stays prepared). */
+static void refresh_record(struct rn_dra_driver *d, struct rn_dra_prepared *have)
 {
 	struct rn_dra_claim *c = calloc(1, sizeof(*c));
 	struct rn_dra_prepared before = *have;
 	struct rn_error e = { 0 };
+	bool changed;
 
 	if (!c)
 		return;
+	changed = fill_device_facts(d, have);
 	if (!d->src->get(d->src, have->namespace_, have->name, c, &e) &&
 	    !strcmp(c->uid, have->uid) &&
 	    (c->n_pods != have->n_pods || memcmp(c->pods, have->pods, sizeof(c->pods)))) {
 		pods_of(c, have);
-		if (dra_state_save(d, &e)) {
-			rn_warn("DRA claim %s/%s: its pods not recorded: %s", have->namespace_,
-				have->name, e.msg);
-			*have = before;
-		}
+		changed = true;
+	}
+	if (changed && dra_state_save(d, &e)) {
+		rn_warn("DRA claim %s/%s: its pods and devices not recorded: %s", have->namespace_,
+			have->name, e.msg);
+		*have = before;
 	}
 	free(c);
 }
@@ -244,7 +278,7 @@ int rn_dra_prepare(struct rn_dra_driver *d, const char *ns, const char *name, co
 		 * and the spec is not */
 		if (!dra_cdi_exists(&d->cfg, uid) && (err = respec(d, have, e)))
 			return rn_fail_wrap(e, "claim %s/%s: its CDI spec is gone", ns, name);
-		refresh_pods(d, have);
+		refresh_record(d, have);
 		*out = *have;
 		return 0;
 	}
