@@ -148,3 +148,17 @@ rn_capture_start() {
 	return 1
 }
 rn_capture_stop() { sleep 0.3; kill -INT "$RN_CAP_PID" 2>/dev/null; wait "$RN_CAP_PID" 2>/dev/null; }
+# rn_capture_marked PCAP N: "ok" when the capture holds N packets and every
+# one carries DSCP 26 / ECT(0), or fewer only because tcpdump says the kernel
+# dropped the rest for it (a loaded machine); else what it holds
+rn_capture_marked() {
+	local all marked dropped
+	all=$(tshark -r "$1" 2>/dev/null | wc -l)
+	marked=$(tshark -r "$1" -Y 'ip.dsfield.dscp==26 && ip.dsfield.ecn==2' 2>/dev/null | wc -l)
+	dropped=$(awk '/dropped by kernel/ { print $1 }' "$RN_TMP/tcpdump.log")
+	if [ "$marked" = "$all" ] && [ $((all + ${dropped:-0})) = "$2" ]; then
+		echo ok
+	else
+		echo "$all captured, $marked marked, ${dropped:-?} dropped by the kernel, of $2"
+	fi
+}

@@ -56,7 +56,7 @@ restarts() {
 	check_eq "$mode: zero loss across restarts: datagrams received" "$(cat "$RN_TMP/sink.out")" $N
 	check_eq "$mode: no count lost or reset: pod tx roce packets" "$(rn_pod_stat t/a .tx.roce.packets)" $N
 	check_eq "$mode: every packet marked across restarts (capture)" \
-		"$(tshark -r "$RN_TMP/restart.pcap" -Y 'ip.dsfield.dscp==26 && ip.dsfield.ecn==2' 2>/dev/null | wc -l)" $N
+		"$(rn_capture_marked "$RN_TMP/restart.pcap" $N)" ok
 	check_eq "$mode: restarts reattached nothing (same program and link ids)" "$(attach_ids)" "$ids_before"
 }
 

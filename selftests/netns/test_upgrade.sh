@@ -80,8 +80,7 @@ swap() {
 		"$(rn_pod_stat t/a .tx.roce.packets)" $((before_tx + N))
 	check_eq "$label: pod b rx counted exactly across the swap" \
 		"$(rn_pod_stat t/b .rx.roce.packets)" $((before_rx + N))
-	check_eq "$label: every packet of pod a marked (capture)" \
-		"$(tshark -r "$pcap" -Y 'ip.dsfield.dscp==26 && ip.dsfield.ecn==2' 2>/dev/null | wc -l)" $N
+	check_eq "$label: every packet of pod a marked (capture)" "$(rn_capture_marked "$pcap" $N)" ok
 	UPGRADED=$((n1 - n0))
 }
 
