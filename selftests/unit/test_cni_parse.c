@@ -25,7 +25,7 @@
 #include "user/cni/handoff.c"
 #include "user/cni/link.c"
 #include "user/cni/netconf.c"
-#include "user/cni/node.c"
+#include "user/cni/node_config.c"
 #include "user/cni/prev_result.c"
 #include "user/cni/record.c"
 #include "user/cni/result.c"

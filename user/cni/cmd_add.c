@@ -16,7 +16,7 @@
 #include "log.h"
 #include "master_pick.h"
 #include "netns.h"
-#include "node.h"
+#include "node_config.h"
 #include "pod_datapath.h"
 #include "pod_sysctl.h"
 #include "precheck.h"

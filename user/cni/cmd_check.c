@@ -18,7 +18,7 @@
 #include "dra_claim.h"
 #include "master_pick.h"
 #include "netns.h"
-#include "node.h"
+#include "node_config.h"
 #include "prev_result.h"
 #include "route_plan.h"
 #include "routing.h"

@@ -10,7 +10,7 @@
 #include "cmd.h"
 #include "fault.h"
 #include "log.h"
-#include "node.h"
+#include "node_config.h"
 #include "pod_datapath.h"
 #include "prev_result.h"
 #include "record.h"

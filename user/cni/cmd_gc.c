@@ -16,7 +16,7 @@
 #include "cmd.h"
 #include "cni_env.h"
 #include "log.h"
-#include "node.h"
+#include "node_config.h"
 #include "record.h"
 #include "teardown.h"
 #include "vf.h"

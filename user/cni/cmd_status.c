@@ -11,7 +11,7 @@
 #include "cmd.h"
 #include "log.h"
 #include "master_pick.h"
-#include "node.h"
+#include "node_config.h"
 #include "pod_datapath.h"
 
 /* 0 if some pool of the list has a free address. */

@@ -7,7 +7,7 @@
 
 #include "handoff.h"
 #include "log.h"
-#include "node.h"
+#include "node_config.h"
 
 void cni_node_config_path(struct cni_req *r)
 {

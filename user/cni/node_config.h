@@ -11,8 +11,8 @@
  * "configFile"/"stateDir" naming exactly those (older NADs do); any other
  * value is refused. Errors never quote the file's content: they reach pod
  * events, which tenants read. */
-#ifndef RDMANET_CNI_NODE_H
-#define RDMANET_CNI_NODE_H
+#ifndef RDMANET_CNI_NODE_CONFIG_H
+#define RDMANET_CNI_NODE_CONFIG_H
 
 #include "cmd.h"
 #include "cni_error.h"
