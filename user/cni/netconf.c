@@ -7,6 +7,7 @@
 #include <linux/if_link.h>
 
 #include "config.h"
+#include "dns_name.h"
 #include "json_fields.h"
 #include "netconf.h"
 
@@ -437,17 +438,6 @@ static int parse_sriov(struct cni_netconf *c, struct cni_err *err)
 	return 0;
 }
 
-/* A DNS label: what resource.k8s.io takes as a request's name. */
-static bool dns_label(const char *s, size_t n)
-{
-	if (!n || n > 63 || s[0] == '-' || s[n - 1] == '-')
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
-			return false;
-	return true;
-}
-
 /* "<request>" or "<request>/<subrequest>" (a prioritized list's choice), as
  * the allocation results name it */
 static bool request_valid(const char *s)
@@ -455,8 +445,9 @@ static bool request_valid(const char *s)
 	const char *slash = strchr(s, '/');
 
 	if (!slash)
-		return dns_label(s, strlen(s));
-	return dns_label(s, (size_t)(slash - s)) && dns_label(slash + 1, strlen(slash + 1));
+		return rn_dns_label(s, strlen(s));
+	return rn_dns_label(s, (size_t)(slash - s)) &&
+	       rn_dns_label(slash + 1, strlen(slash + 1));
 }
 
 /* "dra": { "request": "<request>" } (dra_claim.h) */

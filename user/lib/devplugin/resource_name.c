@@ -8,36 +8,11 @@
 #include <string.h>
 
 #include "devplugin/devplugin.h"
+#include "dns_name.h"
 
 static bool alnum(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-static bool dns_label_ok(const char *s, size_t n)
-{
-	if (!n || n > 63 || s[0] == '-' || s[n - 1] == '-')
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
-			return false;
-	return true;
-}
-
-static bool dns_subdomain_ok(const char *s, size_t n)
-{
-	size_t start = 0;
-
-	if (!n || n > 253)
-		return false;
-	for (size_t i = 0; i <= n; i++) {
-		if (i < n && s[i] != '.')
-			continue;
-		if (!dns_label_ok(s + start, i - start))
-			return false;
-		start = i + 1;
-	}
-	return true;
 }
 
 static bool name_part_ok(const char *s)
@@ -67,7 +42,7 @@ int rn_dp_resource_name_check(const char *full, struct rn_error *e)
 	if (!slash || strchr(slash + 1, '/'))
 		return rn_fail(e, -EINVAL, "resource name \"%s\": expected <prefix>/<name>", full);
 	plen = (size_t)(slash - full);
-	if (!dns_subdomain_ok(full, plen))
+	if (!rn_dns_subdomain(full, plen))
 		return rn_fail(e, -EINVAL, "resource name \"%s\": prefix \"%.*s\" is not a "
 			       "lowercase DNS subdomain (kubelet refuses it)", full, (int)plen, full);
 	if (ends_with(full, plen, "kubernetes.io"))	/* kubelet: contains "kubernetes.io/" */
