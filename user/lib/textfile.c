@@ -13,15 +13,21 @@
 /* A writer killed between mkstemp and rename (SIGKILL, a pod removed with
  * no grace) leaves its temporary file behind, and every such kill one
  * more. Those older than RN_TEXTFILE_STALE_S go; a younger one may be
- * another writer's in progress (a write takes milliseconds). */
+ * another writer's in progress (a write takes milliseconds). At most once
+ * per RN_TEXTFILE_STALE_S in a process: the agent writes every second. */
 static void sweep_stale(const char *dir, const char *name)
 {
+	static time_t last;
 	size_t len = strlen(name);
 	time_t now = time(NULL);
 	struct dirent *de;
 	struct stat st;
-	DIR *d = opendir(dir);
+	DIR *d;
 
+	if (last && now - last < RN_TEXTFILE_STALE_S)
+		return;
+	last = now;
+	d = opendir(dir);
 	if (!d)
 		return;
 	while ((de = readdir(d))) {

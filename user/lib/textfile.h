@@ -3,7 +3,8 @@
  * written to a temporary file in the same directory, fsync'd, renamed into
  * place, so a scrape never sees half a file. No sample timestamps.
  * Opening one also removes the temporary files of NAME that writers killed
- * mid-write left, once older than RN_TEXTFILE_STALE_S. */
+ * mid-write left, once older than RN_TEXTFILE_STALE_S (looked for at most
+ * that often in a process). */
 #ifndef RDMANET_TEXTFILE_H
 #define RDMANET_TEXTFILE_H
 
