@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """An API-server stand-in for the tests: HTTPS, authentication and the REST
 semantics the Kubernetes API conventions define for cluster-scoped objects
-under /apis/GROUP/VERSION/RESOURCE[/NAME], written from those conventions
+under /apis/GROUP/VERSION/RESOURCE[/NAME] and namespaced ones under
+/apis/GROUP/VERSION/namespaces/NS/RESOURCE[/NAME[/status]], written from those conventions
 (sig-architecture api-conventions.md: metav1.Status answers, resourceVersion
 optimistic concurrency, AlreadyExists/Conflict/NotFound/Invalid), never from
 rdmanet's client. No real API server runs in these tests.
@@ -24,11 +25,13 @@ import os
 import re
 import ssl
 import threading
+import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 # metadata.name of most objects: a DNS subdomain (RFC 1123), at most 253
 DNS_SUBDOMAIN = re.compile(r'^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')
 PATH = re.compile(r'^/apis/([^/]+)/([^/]+)/([^/]+)(?:/([^/]+))?/?$')
+NS_PATH = re.compile(r'^/apis/([^/]+)/([^/]+)/namespaces/([^/]+)/([^/]+)(?:/([^/]+)(?:/([^/]+))?)?/?$')
 
 DNS_LABEL = re.compile(r'^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')
 C_IDENT = re.compile(r'^[A-Za-z_][A-Za-z0-9_]*$')
@@ -144,8 +147,133 @@ def validate_resourceslice(obj):
     return errs
 
 
-IMMUTABLE = {"resourceslices": [("spec", "driver"), ("spec", "pool", "name"), ("spec", "nodeName")]}
-VALIDATORS = {"resourceslices": validate_resourceslice}
+def request_names(spec):
+    """gatherRequestNames: "req", and "req/sub" for a firstAvailable request"""
+    names = set()
+    for r in dig(spec, ("devices", "requests")) or []:
+        names.add(r.get("name"))
+        for sub in r.get("firstAvailable") or []:
+            names.add("%s/%s" % (r.get("name"), sub.get("name")))
+    return names
+
+
+def validate_exact_request(r, p):
+    """validateExactDeviceRequest, after v1's defaulting (allocationMode
+    ExactCount, count 1); CEL expressions are only length-checked here"""
+    errs = []
+    dc = r.get("deviceClassName")
+    if not dc:
+        errs.append("%s.deviceClassName: Required value" % p)
+    elif not subdomain_ok(dc):
+        errs.append("%s.deviceClassName: Invalid value: %r: a lowercase RFC 1123 subdomain" % (p, dc))
+    for i, sel in enumerate(r.get("selectors") or []):
+        expr = dig(sel, ("cel", "expression"))
+        if not isinstance(expr, str) or not expr:
+            errs.append("%s.selectors[%d].cel: Required value" % (p, i))
+        elif len(expr) > 10 * 1024:
+            errs.append("%s.selectors[%d].cel.expression: Too long: may not be more than 10240 bytes" % (p, i))
+    mode = r.setdefault("allocationMode", "ExactCount")
+    if mode == "ExactCount":
+        r.setdefault("count", 1)
+        if not isinstance(r["count"], int) or r["count"] <= 0:
+            errs.append("%s.count: Invalid value: %r: must be greater than zero" % (p, r["count"]))
+    elif mode == "All":
+        if r.get("count"):
+            errs.append("%s.count: Invalid value: %r: must not be specified when allocationMode is 'All'" % (p, r["count"]))
+    else:
+        errs.append('%s.allocationMode: Unsupported value: %r: supported values: "All", "ExactCount"' % (p, mode))
+    return errs
+
+
+def validate_resourceclaim(obj):
+    """ValidateResourceClaim (pkg/apis/resource/validation): the requests,
+    their names and the config's references to them"""
+    errs = []
+    reqs = dig(obj, ("spec", "devices", "requests")) or []
+    if len(reqs) > 32:
+        errs.append("spec.devices.requests: Too many: %d: must have at most 32 items" % len(reqs))
+    seen = set()
+    for i, r in enumerate(reqs):
+        p = "spec.devices.requests[%d]" % i
+        n = r.get("name") if isinstance(r, dict) else None
+        if not isinstance(n, str) or not DNS_LABEL.match(n) or len(n) > 63:
+            errs.append("%s.name: Invalid value: %r: a lowercase RFC 1123 label" % (p, n))
+            continue
+        if n in seen:
+            errs.append("%s.name: Duplicate value: %r" % (p, n))
+        seen.add(n)
+        kinds = [k for k in ("exactly", "firstAvailable") if r.get(k)]
+        if not kinds:
+            errs.append("%s: Required value: exactly one of `exactly` or `firstAvailable` is required" % p)
+        elif len(kinds) > 1:
+            errs.append("%s: Invalid value: null: exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set" % p)
+        elif kinds[0] == "exactly":
+            errs += validate_exact_request(r["exactly"], p + ".exactly")
+        else:
+            for j, sub in enumerate(r["firstAvailable"]):
+                sp = "%s.firstAvailable[%d]" % (p, j)
+                if not DNS_LABEL.match(str(sub.get("name"))):
+                    errs.append("%s.name: Invalid value: %r: a lowercase RFC 1123 label" % (sp, sub.get("name")))
+                errs += validate_exact_request(sub, sp)
+    names = request_names(obj.get("spec"))
+    cfgs = dig(obj, ("spec", "devices", "config")) or []
+    if len(cfgs) > 32:
+        errs.append("spec.devices.config: Too many: %d: must have at most 32 items" % len(cfgs))
+    for i, c in enumerate(cfgs):
+        p = "spec.devices.config[%d]" % i
+        for j, rn in enumerate(c.get("requests") or []):
+            if rn not in names:
+                errs.append("%s.requests[%d]: Invalid value: %r: must be the name of a request in the claim or the name of a request and a subrequest separated by '/'" % (p, j, rn))
+        op = c.get("opaque")
+        if not isinstance(op, dict):
+            errs.append("%s.opaque: Required value" % p)
+            continue
+        if not subdomain_ok(op.get("driver"), 63):
+            errs.append("%s.opaque.driver: Invalid value: %r: a lowercase DNS subdomain of at most 63 characters" % (p, op.get("driver")))
+        if op.get("parameters") is None:
+            errs.append("%s.opaque.parameters: Required value" % p)
+    return errs
+
+
+def validate_resourceclaim_status(new, old):
+    """validateResourceClaimStatusUpdate: a set allocation is immutable, a
+    new one names the claim's requests and valid driver/pool/device names"""
+    errs = []
+    st, ost = new.get("status") or {}, old.get("status") or {}
+    alloc = st.get("allocation")
+    if st.get("reservedFor") and alloc is None:
+        errs.append("status.reservedFor: Forbidden: may not be specified when `allocated` is not set")
+    if alloc is not None and ost.get("allocation") is not None:
+        if alloc != ost["allocation"]:
+            errs.append("status.allocation: Invalid value: field is immutable")
+        return errs
+    if alloc is None:
+        return errs
+    names = request_names(new.get("spec"))
+    results = dig(alloc, ("devices", "results")) or []
+    if len(results) > 32:
+        errs.append("status.allocation.devices.results: Too many: %d: must have at most 32 items" % len(results))
+    for i, r in enumerate(results):
+        p = "status.allocation.devices.results[%d]" % i
+        if r.get("request") not in names:
+            errs.append("%s.request: Invalid value: %r: must be the name of a request in the claim or the name of a request and a subrequest separated by '/'" % (p, r.get("request")))
+        if not subdomain_ok(r.get("driver"), 63):
+            errs.append("%s.driver: Invalid value: %r: a lowercase DNS subdomain of at most 63 characters" % (p, r.get("driver")))
+        pn = r.get("pool")
+        if not isinstance(pn, str) or not pn or len(pn) > 253 or not all(subdomain_ok(x) for x in pn.split("/")):
+            errs.append("%s.pool: Invalid value: %r: DNS subdomains separated by slashes" % (p, pn))
+        if not isinstance(r.get("device"), str) or not DNS_LABEL.match(r["device"]) or len(r["device"]) > 63:
+            errs.append("%s.device: Invalid value: %r: a lowercase RFC 1123 label" % (p, r.get("device")))
+    return errs
+
+
+IMMUTABLE = {"resourceslices": [("spec", "driver"), ("spec", "pool", "name"), ("spec", "nodeName")],
+             "resourceclaims": [("spec",)]}
+VALIDATORS = {"resourceslices": validate_resourceslice, "resourceclaims": validate_resourceclaim}
+# resources whose status is written only through their /status subresource
+# (the main resource keeps it on update and drops it on create) and the
+# check of such a write
+STATUS_VALIDATORS = {"resourceclaims": validate_resourceclaim_status}
 
 
 def dig(o, path):
@@ -162,7 +290,7 @@ def field_selected(obj, selector):
     return True
 
 
-store = {}		# (group, version, resource) -> {name: object}
+store = {}		# (group, version, resource) or (group, version, namespace, resource) -> {name: object}
 lock = threading.Lock()
 next_rv = [1]
 gen_seq = [0]
@@ -235,10 +363,19 @@ class Handler(BaseHTTPRequestHandler):
                                      "gitVersion": "v1.34.0-standin"}, user)
         from urllib.parse import parse_qs, urlsplit
         self.selector = parse_qs(urlsplit(self.path).query).get("fieldSelector", [""])[0]
-        m = PATH.match(self.path.split("?")[0])
-        if not m:
+        path = self.path.split("?")[0]
+        m = NS_PATH.match(path)
+        if m:
+            group, version, ns, resource, name, sub = m.groups()
+            key = (group, version, ns, resource)
+        else:
+            m = PATH.match(path)
+            ns = sub = None
+            if m:
+                group, version, resource, name = m.groups()
+                key = (group, version, resource)
+        if not m or (sub and (sub != "status" or resource not in STATUS_VALIDATORS)):
             return self.answer(*status(404, "NotFound", "the server could not find the requested resource"), user)
-        group, version, resource, name = m.groups()
         # the body is read first, whatever the answer: on a kept-alive
         # connection an unread body would be taken for the next request
         try:
@@ -255,13 +392,16 @@ class Handler(BaseHTTPRequestHandler):
             if meth == self.command:
                 os.unlink(f)
                 return self.answer(*status(int(code), reason, "injected by the test"), user)
+        if ns is not None and (not DNS_LABEL.match(ns) or len(ns) > 63):
+            return self.answer(*status(404, "NotFound", 'namespaces "%s" not found' % ns), user)
         with lock:
-            code, out = self.apply(store.setdefault((group, version, resource), {}),
-                                   resource, name, obj)
+            code, out = self.apply(store.setdefault(key, {}), resource, name, obj, ns, sub)
         self.answer(code, out, user)
 
-    def apply(self, objs, resource, name, obj):
+    def apply(self, objs, resource, name, obj, ns=None, sub=None):
         gr = "%s.%s" % (resource, self.path.split("/")[2])
+        if sub and self.command not in ("GET", "PUT", "PATCH"):
+            return status(405, "MethodNotAllowed", "%s on the %s subresource" % (self.command, sub))
         if self.command == "GET":
             if name is None:
                 return 200, {"kind": "List", "apiVersion": "v1",
@@ -281,6 +421,10 @@ class Handler(BaseHTTPRequestHandler):
         if not isinstance(obj, dict):
             return status(400, "BadRequest", "the body is not a JSON object")
         meta = obj.setdefault("metadata", {})
+        if ns is not None:
+            if meta.get("namespace", ns) != ns:
+                return status(400, "BadRequest", "the namespace of the provided object does not match the namespace sent on the request")
+            meta["namespace"] = ns
         if self.command == "POST":
             if name is not None:
                 return status(405, "MethodNotAllowed", "POST to a named object")
@@ -310,8 +454,18 @@ class Handler(BaseHTTPRequestHandler):
                 return status(400, "BadRequest", "the name of the object does not match the name on the URL")
             meta["name"] = name
             meta["uid"] = cur["metadata"]["uid"]
-        errs = VALIDATORS.get(resource, lambda o: [])(obj)
-        if self.command != "POST":
+        if resource in STATUS_VALIDATORS:
+            if sub:		# only the status changes through /status (ResetObjectMetaForStatus)
+                meta = dict(cur["metadata"])
+                obj = dict(cur, status=obj.get("status"), metadata=meta)
+                errs = STATUS_VALIDATORS[resource](obj, cur)
+            else:		# and never through the main resource
+                obj.pop("status", None)
+                if self.command != "POST" and cur.get("status") is not None:
+                    obj["status"] = cur["status"]
+        if not sub:
+            errs = VALIDATORS.get(resource, lambda o: [])(obj)
+        if self.command != "POST" and not sub:
             for path in IMMUTABLE.get(resource, []):
                 if dig(obj, path) != dig(objs[name], path):
                     errs.append("%s: Invalid value: field is immutable" % ".".join(path))
@@ -320,7 +474,7 @@ class Handler(BaseHTTPRequestHandler):
                           {"causes": [{"message": m} for m in errs]})
         next_rv[0] += 1
         meta["resourceVersion"] = str(next_rv[0])
-        meta.setdefault("uid", "uid-%d" % next_rv[0])
+        meta.setdefault("uid", str(uuid.uuid4()))
         objs[meta["name"]] = obj
         return (201 if self.command == "POST" else 200), obj
 
