@@ -189,6 +189,8 @@ check_eq "DEL of the claim's VF: done" "$?" 0
 check_eq "... the VF held for the claim again, in no pod (DEL does not free it)" \
 	"$(jq -c '[.claim_uid, .container_id, .netns, .pci]' "$HOLD" 2>/dev/null)" \
 	"[\"$U2\",\"\",\"\",\"0000:3b:00.2\"]"
+check_eq "... exactly the hold the driver wrote (the claim's names and network, not the pod's)" \
+	"$(jq -cS 'del(.since)' "$HOLD" 2>/dev/null)" "$(jq -cS 'del(.since)' "$RN_TMP/hold.prepared")"
 
 # an ADD of the claim's pod killed midway left its hold: the retried ADD
 # gives the VF back to the claim and takes it again

@@ -312,6 +312,51 @@ static void test_dra_claim_kept(void **state)
 	netdev_gone("0000:3b:00.7", "ens1f0v5");
 }
 
+/* a claim's VF back from its pod, whose netns is gone: held for the claim
+ * again exactly as the DRA driver holds it (rn_sriov_hold_for_claim: the
+ * claim's names and network, not the last pod's); a pod's hold of an older
+ * agent, which does not name the claim, keeps the pod's names */
+static void test_claim_hold_back(void **state)
+{
+	static const char *uid = "0b6c5a8e-1f2d-4c3b-9a8e-7f6d5c4b3a21";
+	struct rn_sriov_report r;
+	struct rn_sriov_hold h, want;
+	struct rn_error e = { 0 };
+	char ns[400];
+
+	(void)state;
+	snprintf(ns, sizeof(ns), "%s/cni-gone", t.netns_dir);
+	for (int older = 0; older < 2; older++) {
+		hold("0000:3b:00.7", 5, ns, false);
+		assert_int_equal(rn_sriov_hold_read(t.state, "0000:3b:00.7", &h, &e), 0);
+		snprintf(h.claim_uid, sizeof(h.claim_uid), "%s", uid);
+		if (!older) {
+			snprintf(h.claim_namespace, sizeof(h.claim_namespace), "team-a");
+			snprintf(h.claim_name, sizeof(h.claim_name), "nic-claim");
+			snprintf(h.claim_network, sizeof(h.claim_network), "dra:rdma.rdmanet.io");
+		}
+		assert_int_equal(rn_sriov_hold_write(t.state, &h, &e), 0);
+		rn_sriov_hold_for_claim(&h, &want);
+		netdev_back("0000:3b:00.7", "ens1f0v5");
+		assert_int_equal(sweep(&r), 0);
+		assert_int_equal(r.n_errors, 0);
+		assert_int_equal(rn_sriov_hold_read(t.state, "0000:3b:00.7", &h, &e), 0);
+		assert_string_equal(h.claim_uid, uid);
+		assert_string_equal(h.container_id, "");
+		assert_string_equal(h.netns, "");
+		assert_string_equal(h.pod_namespace, older ? "default" : "team-a");
+		assert_string_equal(h.pod_name, older ? "pod5" : "nic-claim");
+		assert_string_equal(h.network, older ? "dra" : "dra:rdma.rdmanet.io");
+		assert_string_equal(h.claim_namespace, want.claim_namespace);
+		assert_string_equal(h.claim_name, want.claim_name);
+		assert_string_equal(h.claim_network, want.claim_network);
+		assert_string_equal(h.orig_netdev, want.orig_netdev);
+		assert_int_equal(h.vf, 5);
+		assert_int_equal(rn_sriov_hold_remove(t.state, "0000:3b:00.7", &e), 0);
+		netdev_gone("0000:3b:00.7", "ens1f0v5");
+	}
+}
+
 static void test_vf_gone(void **state)
 {
 	struct rn_sriov_report r;
@@ -359,6 +404,7 @@ int main(void)
 		cmocka_unit_test(test_released_waits_for_netdev),
 		cmocka_unit_test(test_returned_restored),
 		cmocka_unit_test(test_dra_claim_kept),
+		cmocka_unit_test(test_claim_hold_back),
 		cmocka_unit_test(test_vf_gone),
 		cmocka_unit_test(test_locked_left_alone),
 	};

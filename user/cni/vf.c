@@ -190,6 +190,19 @@ static int check_rdma_netns_mode(struct cni_req *r)
  * unless that pod's DEL left it released and the VF is back by now; our own
  * leftover (an ADD killed midway) is given back first. Either way the VF's
  * original names are taken from what the hold recorded or the restore left. */
+/* the claim's VF: the pod's hold carries the claim (v->hold.claim_uid is
+ * the pod's claim's), for DEL to give it back as the driver held it */
+static void carry_claim(struct cni_vf *v, const struct rn_sriov_hold *claims)
+{
+	if (!v->hold.claim_uid[0] || strcmp(claims->claim_uid, v->hold.claim_uid))
+		return;
+	snprintf(v->hold.claim_namespace, sizeof(v->hold.claim_namespace), "%s",
+		 claims->claim_namespace);
+	snprintf(v->hold.claim_name, sizeof(v->hold.claim_name), "%s", claims->claim_name);
+	snprintf(v->hold.claim_network, sizeof(v->hold.claim_network), "%s",
+		 claims->claim_network);
+}
+
 static int settle_previous_hold(struct cni_req *r, const struct rn_config *cfg,
 				const struct rn_rdma_roots *roots, struct cni_vf *v)
 {
@@ -219,7 +232,7 @@ static int settle_previous_hold(struct cni_req *r, const struct rn_config *cfg,
 	 * claim's hold; nobody else */
 	if (old.claim_uid[0] && !old.netns[0]) {
 		if (!strcmp(old.claim_uid, r->conf.dra_claim_uid))
-			return 0;
+			return carry_claim(v, &old), 0;
 		return cni_fail(&r->err, RN_CNI_ERR_IFNAME_EXISTS, "deviceID %s: VF held for DRA "
 				"claim %s (%s/%s), not this pod's%s", id, old.claim_uid,
 				old.pod_namespace, old.pod_name,
@@ -242,6 +255,8 @@ static int settle_previous_hold(struct cni_req *r, const struct rn_config *cfg,
 				"attachment is not back from %s yet", id, old.netns);
 	snprintf(v->hold.orig_netdev, sizeof(v->hold.orig_netdev), "%s", old.orig_netdev);
 	snprintf(v->hold.orig_rdma_dev, sizeof(v->hold.orig_rdma_dev), "%s", old.orig_rdma_dev);
+	if (rc == 0)
+		carry_claim(v, &old);
 	return 0;
 }
 

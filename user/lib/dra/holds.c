@@ -18,7 +18,7 @@
 int dra_vf_hold(const struct rn_dra_config *cfg, const struct rn_dra_device *vf,
 		const struct rn_dra_prepared *p, struct rn_error *e)
 {
-	struct rn_sriov_hold h = { 0 }, old;
+	struct rn_sriov_hold v = { 0 }, h, old;
 	struct rn_error re = { 0 };
 	int fd, rc;
 
@@ -39,16 +39,16 @@ int dra_vf_hold(const struct rn_dra_config *cfg, const struct rn_dra_device *vf,
 		close(fd);
 		return rn_fail(e, rc, "VF %s: %s", vf->pci, re.msg);
 	}
-	snprintf(h.pci, sizeof(h.pci), "%s", vf->pci);
-	snprintf(h.pf_ifname, sizeof(h.pf_ifname), "%s", vf->pf_netdev);
-	h.vf = vf->vf_index;
-	snprintf(h.network, sizeof(h.network), "dra:%s", cfg->driver);
-	snprintf(h.pod_namespace, sizeof(h.pod_namespace), "%s", p->namespace_);
-	snprintf(h.pod_name, sizeof(h.pod_name), "%s", p->name);
-	snprintf(h.claim_uid, sizeof(h.claim_uid), "%s", p->uid);
-	snprintf(h.orig_netdev, sizeof(h.orig_netdev), "%s", vf->netdev);
-	snprintf(h.orig_rdma_dev, sizeof(h.orig_rdma_dev), "%s", vf->rdma_dev);
-	h.since = time(NULL);
+	snprintf(v.pci, sizeof(v.pci), "%s", vf->pci);
+	snprintf(v.pf_ifname, sizeof(v.pf_ifname), "%s", vf->pf_netdev);
+	v.vf = vf->vf_index;
+	snprintf(v.claim_uid, sizeof(v.claim_uid), "%s", p->uid);
+	snprintf(v.claim_namespace, sizeof(v.claim_namespace), "%s", p->namespace_);
+	snprintf(v.claim_name, sizeof(v.claim_name), "%s", p->name);
+	snprintf(v.claim_network, sizeof(v.claim_network), "dra:%s", cfg->driver);
+	snprintf(v.orig_netdev, sizeof(v.orig_netdev), "%s", vf->netdev);
+	snprintf(v.orig_rdma_dev, sizeof(v.orig_rdma_dev), "%s", vf->rdma_dev);
+	rn_sriov_hold_for_claim(&v, &h);
 	rc = rn_sriov_hold_write(cfg->hold_dir, &h, e);
 	close(fd);
 	return rc;

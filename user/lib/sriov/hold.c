@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <time.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 
@@ -155,8 +156,15 @@ json_t *rn_sriov_hold_to_json(const struct rn_sriov_hold *h)
 	json_object_set_new(o, "rdma_moved", json_boolean(h->rdma_moved));
 	if (h->released)
 		json_object_set_new(o, "released", json_true());
-	if (h->claim_uid[0])
+	if (h->claim_uid[0]) {
+		json_t *c = json_object();
+
 		json_object_set_new(o, "claim_uid", json_string(h->claim_uid));
+		json_object_set_new(c, "namespace", json_string(h->claim_namespace));
+		json_object_set_new(c, "name", json_string(h->claim_name));
+		json_object_set_new(c, "network", json_string(h->claim_network));
+		json_object_set_new(o, "claim", c);
+	}
 	if (h->netns_ino) {
 		json_t *id = json_object();
 
@@ -184,6 +192,41 @@ static int str(json_t *o, const char *key, char *out, size_t size)
 	return 0;
 }
 
+/* "claim": {namespace, name, network}; absent in holds of older agents */
+static int claim_from_json(json_t *c, struct rn_sriov_hold *h)
+{
+	if (!json_is_object(c) ||
+	    str(c, "namespace", h->claim_namespace, sizeof(h->claim_namespace)) ||
+	    str(c, "name", h->claim_name, sizeof(h->claim_name)) ||
+	    str(c, "network", h->claim_network, sizeof(h->claim_network)))
+		return -EINVAL;
+	return 0;
+}
+
+void rn_sriov_hold_for_claim(const struct rn_sriov_hold *h, struct rn_sriov_hold *out)
+{
+	struct rn_sriov_hold c = { 0 };
+
+	snprintf(c.pci, sizeof(c.pci), "%s", h->pci);
+	snprintf(c.pf_ifname, sizeof(c.pf_ifname), "%s", h->pf_ifname);
+	c.vf = h->vf;
+	snprintf(c.claim_uid, sizeof(c.claim_uid), "%s", h->claim_uid);
+	snprintf(c.claim_namespace, sizeof(c.claim_namespace), "%s", h->claim_namespace);
+	snprintf(c.claim_name, sizeof(c.claim_name), "%s", h->claim_name);
+	snprintf(c.claim_network, sizeof(c.claim_network), "%s", h->claim_network);
+	/* a pod's hold of an older agent does not name the claim: the pod's
+	 * names are the best there is */
+	snprintf(c.pod_namespace, sizeof(c.pod_namespace), "%s",
+		 h->claim_namespace[0] ? h->claim_namespace : h->pod_namespace);
+	snprintf(c.pod_name, sizeof(c.pod_name), "%s",
+		 h->claim_name[0] ? h->claim_name : h->pod_name);
+	snprintf(c.network, sizeof(c.network), "%s", h->claim_network[0] ? h->claim_network : "dra");
+	snprintf(c.orig_netdev, sizeof(c.orig_netdev), "%s", h->orig_netdev);
+	snprintf(c.orig_rdma_dev, sizeof(c.orig_rdma_dev), "%s", h->orig_rdma_dev);
+	c.since = time(NULL);
+	*out = c;
+}
+
 int rn_sriov_hold_from_json(json_t *o, struct rn_sriov_hold *h, struct rn_error *e)
 {
 	json_t *orig = json_object_get(o, "original"), *admin;
@@ -209,6 +252,8 @@ int rn_sriov_hold_from_json(json_t *o, struct rn_sriov_hold *h, struct rn_error 
 	h->released = json_is_true(json_object_get(o, "released"));
 	if (json_object_get(o, "claim_uid") && str(o, "claim_uid", h->claim_uid, sizeof(h->claim_uid)))
 		return rn_fail(e, -EINVAL, "malformed VF hold record: claim_uid");
+	if (json_object_get(o, "claim") && claim_from_json(json_object_get(o, "claim"), h))
+		return rn_fail(e, -EINVAL, "malformed VF hold record: claim");
 	h->netns_dev = (uint64_t)json_integer_value(json_object_get(json_object_get(o, "netns_id"),
 								      "dev"));
 	h->netns_ino = (uint64_t)json_integer_value(json_object_get(json_object_get(o, "netns_id"),

@@ -169,20 +169,11 @@ int rn_sriov_vf_netdev_mac(const struct rn_rdma_roots *roots, const char *pci,
 static int claim_hold_back(const char *state_dir, const struct rn_sriov_hold *h,
 			   struct rn_error *e)
 {
-	struct rn_sriov_hold c = { 0 };
+	struct rn_sriov_hold c;
 
 	if (!h->claim_uid[0])
 		return rn_sriov_hold_remove(state_dir, h->pci, e);
-	snprintf(c.pci, sizeof(c.pci), "%s", h->pci);
-	snprintf(c.pf_ifname, sizeof(c.pf_ifname), "%s", h->pf_ifname);
-	c.vf = h->vf;
-	snprintf(c.pod_namespace, sizeof(c.pod_namespace), "%s", h->pod_namespace);
-	snprintf(c.pod_name, sizeof(c.pod_name), "%s", h->pod_name);
-	snprintf(c.claim_uid, sizeof(c.claim_uid), "%s", h->claim_uid);
-	snprintf(c.orig_netdev, sizeof(c.orig_netdev), "%s", h->orig_netdev);
-	snprintf(c.orig_rdma_dev, sizeof(c.orig_rdma_dev), "%s", h->orig_rdma_dev);
-	snprintf(c.network, sizeof(c.network), "dra");
-	c.since = time(NULL);
+	rn_sriov_hold_for_claim(h, &c);
 	return rn_sriov_hold_write(state_dir, &c, e);
 }
 

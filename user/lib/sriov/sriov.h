@@ -317,9 +317,20 @@ struct rn_sriov_hold {
 	bool rdma_moved;
 	/* a DRA claim's (its UID): prepared by rdmanetd's DRA driver for a pod
 	 * not attached yet (no netns); NodeUnprepareResources removes it, the
-	 * leak sweep leaves it */
+	 * leak sweep leaves it. The claim's identity rides along in the pod's
+	 * hold too, so that DEL gives the claim back exactly the hold the
+	 * driver wrote ("" in holds of older agents). */
 	char claim_uid[64];
+	char claim_namespace[256], claim_name[256];
+	char claim_network[128];	/* "dra:<driver>" */
 };
+
+/* The hold a DRA claim keeps on its VF while no pod has it, from any hold
+ * of that claim (the driver's own, or a pod's under the claim): the VF,
+ * its original names and the claim, shown as the claim's (pod_namespace,
+ * pod_name and network say the claim's), since now. The one constructor
+ * for the DRA driver's prepare and the CNI's DEL, so both write the same. */
+void rn_sriov_hold_for_claim(const struct rn_sriov_hold *h, struct rn_sriov_hold *out);
 
 /* <state_dir>/sriov: where the holds are (state_dir NULL or "": the default). */
 int rn_sriov_hold_dir(const char *state_dir, char *buf, size_t size);
