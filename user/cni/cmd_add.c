@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* ADD: check (with "dra", the device from the pod's claim: dra_claim.h), lock the attachment, record, create the link in the pod netns
  * (while the record is synced), allocate, probe, address, route, register,
- * record again, answer. Any failure undoes all
+ * record the pod's network data for its claim (dra_network.h), record
+ * again, answer. Any failure undoes all
  * of it (teardown.h) before the error is reported. */
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "addr.h"
 #include "cmd.h"
 #include "dra_claim.h"
+#include "dra_network.h"
 #include "fault.h"
 #include "link.h"
 #include "log.h"
@@ -44,6 +46,7 @@ struct add {
 	struct cni_prechecked pre;	/* rdmanetd's pre-checked addresses */
 	int lock_fd;			/* the attachment's lock (record.h) */
 	bool recorded;
+	bool networked;			/* the DRA network data recorded (dra_network.h) */
 	struct cni_record_pending first;	/* the first record's sync */
 	struct cni_vf vf;		/* mode sriov */
 };
@@ -503,6 +506,24 @@ static int guard(struct add *a)
 	return 0;
 }
 
+/* with a device from a claim: what the pod got, for the claim's status */
+static int record_network(struct add *a)
+{
+	if (cni_dra_network_record(a->r, &a->cfg, &a->att))
+		return -1;
+	a->networked = a->r->conf.dra_claim_uid[0] != '\0';
+	return 0;
+}
+
+static void forget_network(struct add *a)
+{
+	struct rn_error e = { 0 };
+
+	if (a->networked && cni_dra_network_forget(&a->cfg, a->r->conf.name,
+						   a->r->env.container_id, a->r->env.ifname, &e))
+		rn_warn("rollback: %s", e.msg);
+}
+
 static void rollback(struct add *a)
 {
 	struct cni_req *r = a->r;
@@ -515,6 +536,7 @@ static void rollback(struct add *a)
 	struct rn_error e = { 0 };
 
 	cni_record_wait(&a->first, &e);	/* its thread writes nothing once joined */
+	forget_network(a);
 	for (unsigned int i = 0; i < a->att.n_addrs; i++)
 		cni_teardown_add_addr(&t, &a->att.addrs[i].address.addr);
 	if (a->pod && cni_teardown_pod(a->pod, &t, &e))
@@ -608,6 +630,9 @@ int cni_cmd_add(struct cni_req *r, json_t **result)
 	if (guard(&a))
 		goto fail;
 	cni_fault_point("guarded");
+	if (record_network(&a))
+		goto fail;
+	cni_fault_point("networked");
 	/* the runtime may have deleted the netns meanwhile: our fd kept it alive,
 	 * but nobody can reach what we built there */
 	if (!cni_netns_still_there(&a.ns)) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "dra_network.h"
 #include "fault.h"
 #include "log.h"
 #include "node_config.h"
@@ -59,6 +60,10 @@ static int teardown(struct cni_req *r, const struct rn_config *cfg, struct rn_ip
 	struct rn_error e = { 0 };
 
 	collect_addrs(r, ipam, &t);
+	/* the claim's status stops naming the pod's interface first: the pod
+	 * is going, whatever is left of it */
+	if (cni_dra_network_forget(cfg, r->conf.name, r->env.container_id, r->env.ifname, &e))
+		rn_warn("DEL: %s", e.msg);
 	cni_fault_point("del-collected");
 	/* a VF goes back first: the record stays until it has */
 	if (cni_vf_find_hold(r->conf.state_dir, r->env.container_id, r->env.ifname, &h) &&

@@ -15,6 +15,7 @@
 
 #include "cmd.h"
 #include "cni_env.h"
+#include "dra_network.h"
 #include "log.h"
 #include "node_config.h"
 #include "record.h"
@@ -134,6 +135,9 @@ static void collect(struct cni_req *r, const struct rn_config *cfg, struct rn_ip
 	struct rn_sriov_hold h;
 	int n;
 
+	if (cni_dra_network_forget(cfg, r->conf.name, rec->container_id, rec->ifname, &e))
+		rn_warn("GC: %s/%s: %s", rec->container_id, rec->ifname, e.msg);
+	e = (struct rn_error){ 0 };
 	if (cni_vf_find_hold(r->conf.state_dir, rec->container_id, rec->ifname, &h) &&
 	    cni_vf_restore(cfg, r->conf.state_dir, &h, rec->netns, false, &e)) {
 		rn_warn("GC: %s/%s: VF %s: %s", rec->container_id, rec->ifname, h.pci, e.msg);

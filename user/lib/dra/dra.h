@@ -13,8 +13,10 @@
  *
  * Which devices a claim got is in the ResourceClaim's
  * status.allocation.devices.results; kubelet's request names the claim
- * only. A claim source reads claims (today: a directory of
- * resource.k8s.io/v1 ResourceClaim JSON objects; later the API server).
+ * only. A claim source reads claims: the API server (GET of the
+ * resource.k8s.io/v1 ResourceClaim, claim_source_api.c), or, when
+ * "claims_dir" is given, a directory of ResourceClaim JSON objects (the
+ * tests' scheduler stand-in, out-of-cluster experiments).
  * This node's devices (rn_dra_devices) are published as ResourceSlices
  * by a thread of their own (dra/slices.h): at start, within about a
  * second of a change, at once when kubelet registers the driver again (a
@@ -25,11 +27,12 @@
  *            "kubelet_dir": "/var/lib/kubelet",
  *            "plugin_dir": "<kubelet_dir>/plugins/<driver>",
  *            "registry_dir": "<kubelet_dir>/plugins_registry",
- *            "claims_dir": "/var/lib/rdmanet/dra/claims",
+ *            "claims_dir": "<absent: claims from the API server>",
+ *            "kubeconfig": "<absent: $KUBECONFIG, else in-cluster>",
  *            "state_dir": "/var/lib/rdmanet/dra",
  *            "cdi_dir": "/var/run/cdi", "pool": "<node name>",
  *            "slices": { "publish": <in a cluster, or a kubeconfig given>,
- *                        "kubeconfig": "<absent: in-cluster>",
+ *                        "kubeconfig": "<absent: dra.kubeconfig>",
  *                        "shared_pods": 1000, "resync_s": 60 } } */
 #ifndef RDMANET_DRA_H
 #define RDMANET_DRA_H
@@ -65,7 +68,7 @@
 
 struct rn_dra_slices_config {
 	bool publish;
-	char kubeconfig[PATH_MAX];	/* "": $KUBECONFIG, else in-cluster */
+	char kubeconfig[PATH_MAX];	/* dra.kubeconfig if not given; "": $KUBECONFIG, else in-cluster */
 	unsigned int shared_pods;	/* an HCA port's "pods" capacity */
 	unsigned int resync_s;
 };
@@ -78,7 +81,10 @@ struct rn_dra_config {
 	struct rn_dra_slices_config slices;
 	char plugin_dir[PATH_MAX];	/* the DRAPlugin socket's directory */
 	char registry_dir[PATH_MAX];	/* kubelet's plugins_registry */
-	char claims_dir[PATH_MAX];	/* the directory claim source */
+	char claims_dir[PATH_MAX];	/* the directory claim source; "": the API server */
+	/* the API server's for claims and (unless slices.kubeconfig) slices;
+	 * "": $KUBECONFIG, else in-cluster */
+	char kubeconfig[PATH_MAX];
 	char state_dir[PATH_MAX];	/* prepared.json */
 	char cdi_dir[PATH_MAX];
 	char hold_dir[PATH_MAX];	/* the VF holds' state dir (cni.state_dir) */
@@ -144,6 +150,43 @@ struct rn_dra_result {
 	char device[RN_DRA_NAME_LEN];
 };
 
+/* rdmanet's opaque device configuration (dra/claim_config.c): the
+ * parameters of a DeviceClass's or a claim's config.opaque for this
+ * driver, an object of
+ *   { "apiVersion": "rdma.rdmanet.io/v1alpha1", "kind": "NetworkConfig",
+ *     "mode": "macvlan" | "ipvlan",      an HCA port's child link
+ *     "ipvlanMode": "l2" | "l3" | "l3s",
+ *     "ippools": { "ipv4": [...], "ipv6": [...] },   replace the network's
+ *     "dscp": 0..63 }                    one of the node's cni.allowed_dscp
+ * every key but apiVersion and kind optional, the CNI netconf's names. */
+#define RN_DRA_PARAMS_API_VERSION "rdma.rdmanet.io/v1alpha1"
+#define RN_DRA_PARAMS_KIND "NetworkConfig"
+#define RN_DRA_MAX_CONFIGS 64		/* resource.k8s.io/v1: 2 * DeviceConfigMaxSize */
+#define RN_DRA_MAX_POOLS 4		/* pools per family a config may name */
+#define RN_DRA_POOL_LEN 64		/* a pool name and its NUL (RN_POOL_NAME_MAX) */
+
+struct rn_dra_netconfig {
+	char mode[8];			/* "": not set; "macvlan", "ipvlan" */
+	char ipvlan_mode[4];		/* "": not set; "l2", "l3", "l3s" */
+	bool has_pools;			/* "ippools" given: the lists replace the network's */
+	char ipv4_pools[RN_DRA_MAX_POOLS][RN_DRA_POOL_LEN];
+	char ipv6_pools[RN_DRA_MAX_POOLS][RN_DRA_POOL_LEN];
+	int n_ipv4_pools, n_ipv6_pools;
+	bool has_dscp;
+	int dscp;
+};
+
+/* One entry of status.allocation.devices.config, any driver's. */
+struct rn_dra_claim_config {
+	bool from_class;		/* source FromClass (else FromClaim) */
+	char driver[RN_DRA_DRIVER_LEN];	/* opaque.driver */
+	unsigned int results;		/* bit i: applies to results[i] */
+	struct rn_dra_netconfig params;	/* when error is "" */
+	/* the parameters are not rdmanet's NetworkConfig: an error only if
+	 * driver is this one (another driver's parameters are its own) */
+	char error[256];
+};
+
 struct rn_dra_claim {
 	char namespace_[RN_DRA_NAME_LEN];
 	char name[256];
@@ -155,6 +198,9 @@ struct rn_dra_claim {
 	 * UID: the pods the claim is for, which the CNI matches on */
 	char pods[RN_DRA_MAX_PODS][RN_DRA_UID_LEN];
 	int n_pods;
+	/* status.allocation.devices.config, in its order */
+	struct rn_dra_claim_config configs[RN_DRA_MAX_CONFIGS];
+	int n_configs;
 };
 
 /* Where the driver reads a claim (namespace/name) from: the API server in
@@ -168,8 +214,21 @@ struct rn_dra_claim_source {
 };
 /* Claims as <dir>/<namespace>/<name>.json, ResourceClaim objects. */
 struct rn_dra_claim_source *rn_dra_claim_source_dir(const char *dir, struct rn_error *e);
+/* Claims from the API server, through a client of kubeconfig ("" or NULL:
+ * $KUBECONFIG, else in-cluster) opened at the first claim. Errors name the
+ * claim: -ENOENT not found there, -EACCES not allowed ("get" on
+ * resourceclaims), -EAGAIN and connection errors when the server cannot
+ * answer now. Safe to call from several threads. */
+struct rn_dra_claim_source *rn_dra_claim_source_api(const char *kubeconfig, struct rn_error *e);
 /* A ResourceClaim's JSON (resource.k8s.io/v1) into out. */
 int rn_dra_claim_from_json(json_t *o, struct rn_dra_claim *out, struct rn_error *e);
+/* The effective configuration of c's results[result] for driver: the
+ * driver's config entries that apply to it merged, class entries first,
+ * then claim entries, each in list order, a later key overriding an
+ * earlier one. Fails, naming the entry, on an entry of driver whose
+ * parameters are not a valid NetworkConfig. */
+int rn_dra_claim_config(const struct rn_dra_claim *c, int result, const char *driver,
+			struct rn_dra_netconfig *out, struct rn_error *e);
 
 /* --- prepare / unprepare ------------------------------------------------- */
 
@@ -184,6 +243,9 @@ struct rn_dra_prepared_device {
 	enum rn_dra_kind kind;
 	char pci[RN_PCI_ADDR_LEN];	/* a VF's */
 	char netdev[RN_IFNAMSIZ];	/* an HCA port's */
+	/* the claim's effective opaque configuration for it (none set in a
+	 * record of an older agent) */
+	struct rn_dra_netconfig config;
 };
 
 struct rn_dra_prepared {
@@ -242,6 +304,45 @@ struct rn_dra_pod_device {
  * older agent's); e says which. */
 int rn_dra_pod_device(const struct rn_dra_config *cfg, const char *pod_uid, const char *request,
 		      struct rn_dra_pod_device *out, struct rn_error *e);
+
+/* --- the pods' network data (KEP-4817) ----------------------------------- */
+
+/* What the CNI attached to a pod from a claim's device, for the agent to
+ * write into the claim's status.devices[].networkData (claim_status.c):
+ * kept as one file per attachment under <state_dir>/networks/ (the CNI
+ * writes it when its ADD succeeds, removes it on DEL, GC and rollback). */
+#define RN_DRA_NET_MAX_IPS 16		/* resource.k8s.io/v1 NetworkDeviceDataMaxIPs */
+struct rn_dra_attachment {
+	char network[128];		/* the CNI network's name */
+	char container_id[128];
+	char ifname[RN_IFNAMSIZ];	/* the pod-side interface */
+	char pod_uid[RN_DRA_UID_LEN];
+	char claim_namespace[RN_DRA_NAME_LEN];
+	char claim_name[256];
+	char claim_uid[RN_DRA_UID_LEN];
+	char driver[RN_DRA_DRIVER_LEN];
+	char pool[RN_DRA_NAME_LEN * 4];
+	char device[RN_DRA_NAME_LEN];
+	char ips[RN_DRA_NET_MAX_IPS][50];	/* "address/prefix" (the interface's) */
+	int n_ips;
+	char mac[18];			/* "aa:bb:cc:dd:ee:ff" */
+	long long attached_ns;		/* CLOCK_REALTIME of the ADD: orders a shared device's pods */
+};
+/* Written whole (a temporary file renamed). -EINVAL when a name part
+ * cannot be a file name. */
+int rn_dra_attachment_write(const char *state_dir, const struct rn_dra_attachment *a,
+			    struct rn_error *e);
+/* Idempotent. */
+int rn_dra_attachment_remove(const char *state_dir, const char *network,
+			     const char *container_id, const char *ifname, struct rn_error *e);
+/* One record's JSON; -EINVAL with e naming the field. */
+int rn_dra_attachment_parse(const char *text, size_t len, struct rn_dra_attachment *out,
+			    struct rn_error *e);
+/* Every record under state_dir (malloc'd array; none: NULL, 0). A file
+ * that is not a record is skipped; writers' temporary files a kill left
+ * are removed once a minute old. */
+int rn_dra_attachment_list(const char *state_dir, struct rn_dra_attachment **out, int *n,
+			   struct rn_error *e);
 
 /* --- the server ---------------------------------------------------------- */
 
