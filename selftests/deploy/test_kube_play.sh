@@ -251,16 +251,19 @@ check "  ... and lists the fixture's HCAs" \
 
 # --- the DRA driver in its container, through the manifest's mounts only ---------
 # (registered above) kubelet's calls made by kubelet_dra.py on the host's
-# paths (as_host): the claim (as the directory claim source reads it) under
-# /var/lib/rdmanet, the CDI spec in /var/run/cdi
-U=$(cat /proc/sys/kernel/random/uuid)
-mkdir -p "$ROOT/var/lib/rdmanet/dra/claims/default"
-jq -n --arg u "$U" --arg pool "$RN_PFX" '{apiVersion: "resource.k8s.io/v1", kind: "ResourceClaim",
-	metadata: {namespace: "default", name: "trainer-0-nic", uid: $u},
-	spec: {devices: {requests: [{name: "nic", exactly: {deviceClassName: "rdma"}}]}},
-	status: {allocation: {devices: {results: [{request: "nic", driver: "rdma.rdmanet.io",
-		pool: $pool, device: "mlx5-0-port1"}]}}}}' \
-	>"$ROOT/var/lib/rdmanet/dra/claims/default/trainer-0-nic.json"
+# paths (as_host); the claim created at the API-server stand-in with its
+# allocation (as the scheduler does), which the driver GETs in-cluster; the
+# CDI spec in /var/run/cdi
+kube() { nsenter --net="$NS" "$RN_BUILD/tools/kube_request" --kubeconfig "$KP/kubeconfig" "$@"; }
+CLAIMS=/apis/resource.k8s.io/v1/namespaces/default/resourceclaims
+jq -n '{apiVersion: "resource.k8s.io/v1", kind: "ResourceClaim", metadata: {name: "trainer-0-nic"},
+	spec: {devices: {requests: [{name: "nic", exactly: {deviceClassName: "rdma"}}]}}}' >"$KP/claim.json"
+claim=$(kube POST "$CLAIMS" "$KP/claim.json" 2>>"$KP/dra.err" | sed -n 2p)
+U=$(jq -r .metadata.uid <<<"$claim" 2>/dev/null)
+jq --arg pool "$RN_PFX" '.status = {allocation: {devices: {results: [{request: "nic",
+	driver: "rdma.rdmanet.io", pool: $pool, device: "mlx5-0-port1"}]}}}' <<<"$claim" >"$KP/claim.json"
+allocate() { kube PUT "$CLAIMS/trainer-0-nic/status" "$KP/claim.json" >/dev/null 2>>"$KP/dra.err"; }
+check "DRA: the claim created at the API-server stand-in, allocated (the scheduler's part)" allocate
 out=$("${DRA[@]}" prepare --endpoint "$DRA_EP" --service v1.DRAPlugin \
 	--claim "default/trainer-0-nic/$U" 2>>"$KP/dra.err")
 check_eq "DRA: NodePrepareResources answers the claim's CDI device" \
@@ -276,6 +279,9 @@ check_eq "DRA: NodeUnprepareResources, the spec gone" \
 	"$(jq -c "[.grpc_error, .claims[\"$U\"].error]" <<<"$out"):$(test -e "$SPEC" || echo gone)" \
 	'[null,""]:gone'
 sed 's/^/# dra: /' "$KP/dra.err" | head -5
+check "  ... the driver read the claim from the API server in-cluster (its GET in the stand-in's log)" \
+	jq -se --arg p "$CLAIMS/trainer-0-nic" 'any(.method == "GET" and .path == $p and .status == 200)' \
+	"$KP/api/requests.log"
 slices() { nsenter --net="$NS" "$RN_BUILD/tools/kube_request" --kubeconfig "$KP/kubeconfig" \
 	GET /apis/resource.k8s.io/v1/resourceslices 2>/dev/null | sed -n 2p; }
 published() { [ "$(slices | jq -r --arg p "$RN_PFX" '[.items[].spec.pool.name] == [$p]')" = true ]; }

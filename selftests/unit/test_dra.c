@@ -46,7 +46,8 @@ static void test_config_defaults(void **state)
 	assert_string_equal(d.pool, "worker-1");
 	assert_string_equal(d.plugin_dir, "/var/lib/kubelet/plugins/rdma.rdmanet.io");
 	assert_string_equal(d.registry_dir, "/var/lib/kubelet/plugins_registry");
-	assert_string_equal(d.claims_dir, "/var/lib/rdmanet/dra/claims");
+	assert_string_equal(d.claims_dir, "");		/* claims from the API server */
+	assert_string_equal(d.kubeconfig, "");
 	assert_string_equal(d.cdi_dir, "/var/run/cdi");
 	rn_dra_socket_paths(&d, reg, sizeof(reg), sock, sizeof(sock));
 	assert_string_equal(reg, "/var/lib/kubelet/plugins_registry/rdma.rdmanet.io-reg.sock");
@@ -78,11 +79,69 @@ static void test_config_refused(void **state)
 	snprintf(text, sizeof(text), "{\"dra\": {\"driver\": \"%064d\"}}", 0);
 	refused(text, "dra.driver: longer than 63 characters");
 	refused("{\"dra\": {\"claims_dir\": \"claims\"}}", "dra.claims_dir: must be an absolute path");
+	refused("{\"dra\": {\"kubeconfig\": \"kc\"}}", "dra.kubeconfig: must be an absolute path");
+	refused("{\"dra\": {\"kubeconfig\": 1}}", "dra");
 	refused("{\"dra\": {\"socketdir\": \"/x\"}}", "socketdir");
 	refused("{\"dra\": {\"enabled\": 1}}", "enabled");
 	snprintf(text, sizeof(text), "{\"dra\": {\"plugin_dir\": \"/%0100d\"}}", 0);
 	refused(text, "longer than a unix socket path allows");
 	refused("{\"dra\": []}", "dra");
+}
+
+/* where claims come from, and the one client config claims and slices share */
+static void test_config_claim_source(void **state)
+{
+	struct rn_dra_config d;
+	struct rn_error e = { 0 };
+
+	(void)state;
+	assert_int_equal(parse("{\"dra\": {\"claims_dir\": \"/c\"}}", &d, &e), 0);
+	assert_string_equal(d.claims_dir, "/c");
+	/* dra.kubeconfig: claims and slices (published, unless told not to) */
+	assert_int_equal(parse("{\"dra\": {\"kubeconfig\": \"/k\"}}", &d, &e), 0);
+	assert_string_equal(d.kubeconfig, "/k");
+	assert_string_equal(d.slices.kubeconfig, "/k");
+	assert_true(d.slices.publish);
+	assert_int_equal(parse("{\"dra\": {\"kubeconfig\": \"/k\", \"slices\": {\"publish\": false}}}",
+			       &d, &e), 0);
+	assert_false(d.slices.publish);
+	/* slices.kubeconfig still works, and wins for the slices */
+	assert_int_equal(parse("{\"dra\": {\"kubeconfig\": \"/k\", \"slices\": {\"kubeconfig\": \"/s\"}}}",
+			       &d, &e), 0);
+	assert_string_equal(d.kubeconfig, "/k");
+	assert_string_equal(d.slices.kubeconfig, "/s");
+	assert_int_equal(parse("{\"dra\": {\"slices\": {\"kubeconfig\": \"/s\"}}}", &d, &e), 0);
+	assert_string_equal(d.kubeconfig, "");
+	assert_string_equal(d.slices.kubeconfig, "/s");
+	assert_true(d.slices.publish);
+}
+
+static bool same(const char *a, const char *b)
+{
+	struct rn_config x, y;
+	bool r;
+
+	assert_int_equal(rn_config_parse(&x, a, NULL), 0);
+	assert_int_equal(rn_config_parse(&y, b, NULL), 0);
+	r = rn_dra_config_same(&x, &y);
+	rn_config_free(&x);
+	rn_config_free(&y);
+	return r;
+}
+
+/* a reload that changes where claims or slices go restarts the driver */
+static void test_config_same(void **state)
+{
+	(void)state;
+	assert_true(same("{\"dra\": {\"kubeconfig\": \"/k\"}}", "{\"dra\": {\"kubeconfig\": \"/k\"}}"));
+	assert_false(same("{\"dra\": {}}", "{\"dra\": {\"kubeconfig\": \"/k\"}}"));
+	assert_false(same("{\"dra\": {}}", "{\"dra\": {\"claims_dir\": \"/c\"}}"));
+	assert_false(same("{\"dra\": {\"slices\": {\"kubeconfig\": \"/a\"}}}",
+			  "{\"dra\": {\"slices\": {\"kubeconfig\": \"/b\"}}}"));
+	assert_false(same("{\"dra\": {\"slices\": {\"publish\": true}}}",
+			  "{\"dra\": {\"slices\": {\"publish\": false}}}"));
+	assert_false(same("{\"dra\": {\"slices\": {\"resync_s\": 5}}}", "{\"dra\": {}}"));
+	assert_false(same("{\"dra\": {\"slices\": {\"shared_pods\": 5}}}", "{\"dra\": {}}"));
 }
 
 static void test_names(void **state)
@@ -186,6 +245,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_config_defaults),
 		cmocka_unit_test(test_config_refused),
+		cmocka_unit_test(test_config_claim_source),
+		cmocka_unit_test(test_config_same),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_fixture_devices),
 		cmocka_unit_test(test_claim_json),

@@ -90,7 +90,7 @@ static int parse(json_t *s, const struct rn_config *c, struct rn_dra_config *out
 {
 	static const char *const keys[] = { "enabled", "driver", "pool", "kubelet_dir",
 					    "plugin_dir", "registry_dir", "claims_dir",
-					    "state_dir", "cdi_dir", "slices", NULL };
+					    "state_dir", "cdi_dir", "slices", "kubeconfig", NULL };
 	char kubelet_dir[PATH_MAX] = RN_DRA_DEFAULT_KUBELET_DIR;
 	char sock[PATH_MAX + 32];
 	struct rn_error ne = { 0 };
@@ -128,10 +128,21 @@ static int parse(json_t *s, const struct rn_config *c, struct rn_dra_config *out
 			   "config: dra", e) ||
 	    rn_json_string(s, "state_dir", out->state_dir, sizeof(out->state_dir),
 			   "config: dra", e) ||
-	    rn_json_string(s, "cdi_dir", out->cdi_dir, sizeof(out->cdi_dir), "config: dra", e))
+	    rn_json_string(s, "cdi_dir", out->cdi_dir, sizeof(out->cdi_dir), "config: dra", e) ||
+	    rn_json_string(s, "kubeconfig", out->kubeconfig, sizeof(out->kubeconfig),
+			   "config: dra", e))
 		return e ? e->code : -EINVAL;
+	/* a kubeconfig named is a wish to publish (slices.publish may say no) */
+	if (out->kubeconfig[0])
+		out->slices.publish = true;
 	if (parse_slices(json_object_get(s, "slices"), out, e))
 		return e ? e->code : -EINVAL;
+	if (out->kubeconfig[0] && absolute("kubeconfig", out->kubeconfig, e))
+		return e->code;
+	/* one client config for claims and slices, slices.kubeconfig kept */
+	if (!out->slices.kubeconfig[0])
+		snprintf(out->slices.kubeconfig, sizeof(out->slices.kubeconfig), "%s",
+			 out->kubeconfig);
 	if (rn_dra_driver_name_check(out->driver, &ne))
 		return rn_fail(e, -EINVAL, "config: dra.driver: %s", ne.msg);
 	if (!out->pool[0])
@@ -143,13 +154,10 @@ static int parse(json_t *s, const struct rn_config *c, struct rn_dra_config *out
 	if (!out->registry_dir[0])
 		snprintf(out->registry_dir, sizeof(out->registry_dir), "%.2000s/plugins_registry",
 			 kubelet_dir);
-	if (!out->claims_dir[0])
-		snprintf(out->claims_dir, sizeof(out->claims_dir), "%.2000s/claims",
-			 out->state_dir);
 	if (absolute("kubelet_dir", kubelet_dir, e) ||
 	    absolute("plugin_dir", out->plugin_dir, e) ||
 	    absolute("registry_dir", out->registry_dir, e) ||
-	    absolute("claims_dir", out->claims_dir, e) ||
+	    (out->claims_dir[0] && absolute("claims_dir", out->claims_dir, e)) ||
 	    absolute("state_dir", out->state_dir, e) || absolute("cdi_dir", out->cdi_dir, e))
 		return e ? e->code : -EINVAL;
 	rn_dra_socket_paths(out, sock, sizeof(sock), NULL, 0);
@@ -208,6 +216,11 @@ bool rn_dra_config_same(const struct rn_config *a, const struct rn_config *b)
 	return x.enabled == y.enabled && !strcmp(x.driver, y.driver) &&
 	       !strcmp(x.pool, y.pool) && !strcmp(x.plugin_dir, y.plugin_dir) &&
 	       !strcmp(x.registry_dir, y.registry_dir) && !strcmp(x.claims_dir, y.claims_dir) &&
+	       !strcmp(x.kubeconfig, y.kubeconfig) &&
+	       x.slices.publish == y.slices.publish &&
+	       !strcmp(x.slices.kubeconfig, y.slices.kubeconfig) &&
+	       x.slices.shared_pods == y.slices.shared_pods &&
+	       x.slices.resync_s == y.slices.resync_s &&
 	       !strcmp(x.state_dir, y.state_dir) && !strcmp(x.cdi_dir, y.cdi_dir) &&
 	       !strcmp(x.hold_dir, y.hold_dir) && !strcmp(x.roots.sys, y.roots.sys) &&
 	       !strcmp(x.roots.dev, y.roots.dev);

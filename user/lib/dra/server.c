@@ -365,6 +365,14 @@ static void endpoint_init(struct rn_dra_server *s, struct rn_grpc_endpoint *ep,
 	ep->pending_shutdowns = &s->pending_shutdowns;
 }
 
+/* for the log: which API server an empty kubeconfig means (rn_kube_open) */
+static const char *kube_default(void)
+{
+	const char *env = getenv("KUBECONFIG");
+
+	return env && *env ? env : "in-cluster";
+}
+
 struct rn_dra_server *rn_dra_start(const struct rn_config *c, struct rn_error *e)
 {
 	struct rn_dra_server *s = calloc(1, sizeof(*s));
@@ -380,7 +388,8 @@ struct rn_dra_server *rn_dra_start(const struct rn_config *c, struct rn_error *e
 		rn_fail(e, -ENOENT, "DRA: not enabled");
 		goto fail;
 	}
-	src = rn_dra_claim_source_dir(s->cfg.claims_dir, e);
+	src = s->cfg.claims_dir[0] ? rn_dra_claim_source_dir(s->cfg.claims_dir, e)
+				   : rn_dra_claim_source_api(s->cfg.kubeconfig, e);
 	if (!src || !(s->drv = rn_dra_driver_open(&s->cfg, src, e)) || rn_grpc_load(e))
 		goto fail;
 	atomic_store(&s->live.prepared, rn_dra_prepared_count(s->drv));
@@ -416,9 +425,13 @@ struct rn_dra_server *rn_dra_start(const struct rn_config *c, struct rn_error *e
 		grpc_shutdown();
 		goto fail;
 	}
-	rn_info("DRA driver %s: pool %s, %d claim(s) prepared, claims from %s, ResourceSlices %s",
-		s->cfg.driver, s->cfg.pool, rn_dra_prepared_count(s->drv), s->cfg.claims_dir,
-		s->slicer ? (s->cfg.slices.kubeconfig[0] ? s->cfg.slices.kubeconfig : "in-cluster") :
+	rn_info("DRA driver %s: pool %s, %d claim(s) prepared, claims from %s%s%s, ResourceSlices %s",
+		s->cfg.driver, s->cfg.pool, rn_dra_prepared_count(s->drv),
+		s->cfg.claims_dir[0] ? "the directory " : "the API server (",
+		s->cfg.claims_dir[0] ? s->cfg.claims_dir :
+		s->cfg.kubeconfig[0] ? s->cfg.kubeconfig : kube_default(),
+		s->cfg.claims_dir[0] ? "" : ")",
+		s->slicer ? (s->cfg.slices.kubeconfig[0] ? s->cfg.slices.kubeconfig : kube_default()) :
 			    "not published");
 	agent_server = s;
 	return s;
