@@ -5,7 +5,9 @@
  * at once on an rtnetlink link event: a RoCE port's state follows its
  * netdev's carrier, and the device plugin's health reacts to the same
  * events (devplugin/events.c), so a port going down is published in about
- * the time the API server takes, not up to a second later. */
+ * the time the API server takes, not up to a second later. After each
+ * rebuild it writes the claims' networkData (claim_status.h) with the
+ * same client. */
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -20,6 +22,7 @@
 #include <netlink/socket.h>
 #include <linux/rtnetlink.h>
 
+#include "dra/claim_status.h"
 #include "dra/internal.h"
 #include "dra/slices.h"
 #include "log.h"
@@ -32,6 +35,7 @@ struct rn_dra_slicer {
 	atomic_bool stop, kicked;
 	struct rn_dra_config cfg;
 	struct rn_kube *kube;
+	struct dra_claim_status *status;	/* the claims' networkData (claim_status.h) */
 	json_t *last;			/* the slices last published */
 	time_t next_publish;		/* resync or retry */
 	int last_err;			/* logged already: -errno, 0 none */
@@ -96,13 +100,20 @@ static void outcome(struct rn_dra_slicer *s, json_t *slices, const struct rn_err
 	pthread_mutex_unlock(&s->lock);
 }
 
+static int kube_open(struct rn_dra_slicer *s, struct rn_error *e)
+{
+	if (!s->kube &&
+	    rn_kube_open(&s->kube, s->cfg.slices.kubeconfig[0] ? s->cfg.slices.kubeconfig : NULL, NULL, e))
+		return e->code;
+	return 0;
+}
+
 static int publish(struct rn_dra_slicer *s, json_t *slices, struct rn_error *e)
 {
 	struct rn_dra_publish_stats st;
 	int err;
 
-	if (!s->kube &&
-	    rn_kube_open(&s->kube, s->cfg.slices.kubeconfig[0] ? s->cfg.slices.kubeconfig : NULL, NULL, e))
+	if (kube_open(s, e))
 		return e->code;
 	err = rn_dra_slices_publish(s->kube, s->cfg.driver, s->cfg.node, slices, &st, e);
 	if (!err && (st.created || st.updated || st.deleted))
@@ -195,7 +206,11 @@ static void *thread_main(void *arg)
 	struct nl_sock *sk = link_events_open();
 
 	while (!atomic_load(&s->stop)) {
+		struct rn_error e = { 0 };
+
 		tick(s);
+		/* the client's failure to open is the slices' to log */
+		dra_claim_status_sync(s->status, kube_open(s, &e) ? NULL : s->kube);
 		wait_next(s, sk);
 	}
 	nl_socket_free(sk);
@@ -210,10 +225,16 @@ struct rn_dra_slicer *rn_dra_slicer_start(const struct rn_dra_config *cfg, struc
 	if (!s)
 		return rn_fail(e, -ENOMEM, "DRA slices: out of memory"), NULL;
 	s->cfg = *cfg;
+	s->status = dra_claim_status_open(cfg);
+	if (!s->status) {
+		free(s);
+		return rn_fail(e, -ENOMEM, "DRA slices: out of memory"), NULL;
+	}
 	pthread_mutex_init(&s->lock, NULL);
 	err = pthread_create(&s->thread, NULL, thread_main, s);
 	if (err) {
 		pthread_mutex_destroy(&s->lock);
+		dra_claim_status_close(s->status);
 		free(s);
 		return rn_fail(e, -err, "DRA slices: cannot start the publisher's thread"), NULL;
 	}
@@ -251,6 +272,7 @@ void rn_dra_slicer_stop(struct rn_dra_slicer *s)
 	atomic_store(&s->stop, true);
 	pthread_join(s->thread, NULL);
 	rn_kube_close(s->kube);
+	dra_claim_status_close(s->status);
 	json_decref(s->last);
 	pthread_mutex_destroy(&s->lock);
 	free(s);

@@ -167,19 +167,21 @@ static int curl_errno(CURLcode rc)
 	}
 }
 
+#define APPLY_TYPE "application/apply-patch+yaml"
+
 static struct curl_slist *headers(const struct rn_curl_api *api, const struct rn_kube *k,
-				  const char *method)
+				  const char *method, const char *type)
 {
 	struct curl_slist *h = api->slist_append(NULL, "Accept: application/json");
-	char auth[64 + KUBE_TOKEN_MAX];
+	char auth[64 + KUBE_TOKEN_MAX], ct[64];
 
 	/* "Expect: 100-continue" on larger bodies would cost a round trip */
 	if (h)
 		h = api->slist_append(h, "Expect:");
+	snprintf(ct, sizeof(ct), "Content-Type: %s", type ? type :
+		 strcmp(method, "PATCH") ? "application/json" : "application/merge-patch+json");
 	if (h)
-		h = api->slist_append(h, strcmp(method, "PATCH") ?
-					      "Content-Type: application/json" :
-					      "Content-Type: application/merge-patch+json");
+		h = api->slist_append(h, ct);
 	if (h && k->token) {
 		snprintf(auth, sizeof(auth), "Authorization: Bearer %s", k->token);
 		h = api->slist_append(h, auth);
@@ -187,8 +189,9 @@ static struct curl_slist *headers(const struct rn_curl_api *api, const struct rn
 	return h;
 }
 
-int rn_kube_request(struct rn_kube *k, const char *method, const char *path,
-		    const json_t *body, struct rn_kube_reply *r, struct rn_error *e)
+/* type: the body's Content-Type, NULL for the method's usual one */
+static int request(struct rn_kube *k, const char *method, const char *type, const char *path,
+		   const json_t *body, struct rn_kube_reply *r, struct rn_error *e)
 {
 	const struct rn_curl_api *api;
 	struct curl_slist *h = NULL;
@@ -206,7 +209,7 @@ int rn_kube_request(struct rn_kube *k, const char *method, const char *path,
 	api = k->api;
 	if (body && !(text = json_dumps(body, JSON_COMPACT)))
 		return rn_fail(e, -ENOMEM, "kubernetes: out of memory");
-	h = headers(api, k, method);
+	h = headers(api, k, method, type);
 	if (!h || asprintf(&url, "%s%s", k->server, path) < 0) {
 		url = NULL;
 		err = rn_fail(e, -ENOMEM, "kubernetes: out of memory");
@@ -241,6 +244,19 @@ out:
 	free(url);
 	free(text);
 	return err;
+}
+
+int rn_kube_request(struct rn_kube *k, const char *method, const char *path,
+		    const json_t *body, struct rn_kube_reply *r, struct rn_error *e)
+{
+	return request(k, method, NULL, path, body, r, e);
+}
+
+/* JSON is YAML: the apply body goes as the JSON it is */
+int rn_kube_apply(struct rn_kube *k, const char *path, const json_t *body,
+		  struct rn_kube_reply *r, struct rn_error *e)
+{
+	return request(k, "PATCH", APPLY_TYPE, path, body, r, e);
 }
 
 void rn_kube_reply_free(struct rn_kube_reply *r)

@@ -35,12 +35,19 @@ struct rn_kube_reply {
 
 /* One request: method "GET", "POST", "PUT", "PATCH" or "DELETE"; path
  * from the root ("/apis/resource.k8s.io/v1/resourceslices"); body NULL or
- * JSON (PATCH: a merge patch). 0 when the server answered, whatever its
- * status (r->status says; rn_kube_check turns it into an error), a
+ * JSON (PATCH: a merge patch; rn_kube_apply for server-side apply). 0
+ * when the server answered, whatever its status (r->status says; rn_kube_check turns it into an error), a
  * negative errno when it could not be reached or the TLS session failed
  * (-ECONNREFUSED, -ETIMEDOUT, -EPROTO for TLS, ...), with e set. */
 int rn_kube_request(struct rn_kube *k, const char *method, const char *path,
 		    const json_t *body, struct rn_kube_reply *r, struct rn_error *e);
+/* Server-side apply: a PATCH of body (the fields this manager owns,
+ * whole) as application/apply-patch+yaml; path names the manager
+ * ("?fieldManager=NAME", "&force=true" to take fields over). The server
+ * merges list-maps entry by entry, keeping other managers' entries, where
+ * a merge patch replaces a list whole. Answers as rn_kube_request. */
+int rn_kube_apply(struct rn_kube *k, const char *path, const json_t *body,
+		  struct rn_kube_reply *r, struct rn_error *e);
 void rn_kube_reply_free(struct rn_kube_reply *r);
 
 /* 0 for a 2xx answer; otherwise fails with "what: <status> <reason>:

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The claim-status writer (claim_status.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dra/claim_status.h"
+#include "dra/internal.h"
+#include "log.h"
+#include "mkdir_p.h"
+#include "write_all.h"
+
+#define BACKOFF_FIRST_MS 1000
+#define BACKOFF_MAX_MS 5000
+#define WRITES_PER_PASS 8
+#define CLAIMS_PATH "/apis/resource.k8s.io/v1/namespaces/%s/resourceclaims/%s/status" \
+	"?fieldManager=%s&force=true"
+
+struct cs_claim {
+	char uid[RN_DRA_UID_LEN];
+	char ns[RN_DRA_NAME_LEN];
+	char name[256];
+	json_t *want;		/* this pass's body */
+	json_t *done;		/* what the server was last told (or refused for good); NULL unknown */
+	long long next_ms;	/* not before (backoff) */
+	int backoff_ms;
+};
+
+struct dra_claim_status {
+	struct rn_dra_config cfg;
+	struct cs_claim *claims;
+	int n, cap;
+	bool dirty;		/* the set of claims changed: save it */
+	int last_err;		/* logged already: -errno, 0 none */
+};
+
+/* --- the body --------------------------------------------------------- */
+
+static bool earlier(const struct rn_dra_attachment *a, const struct rn_dra_attachment *b)
+{
+	int c;
+
+	if (a->attached_ns != b->attached_ns)
+		return a->attached_ns < b->attached_ns;
+	c = strcmp(a->container_id, b->container_id);
+	return c ? c < 0 : strcmp(a->ifname, b->ifname) < 0;
+}
+
+static bool same_device(const struct rn_dra_attachment *a, const struct rn_dra_attachment *b)
+{
+	return !strcmp(a->pool, b->pool) && !strcmp(a->device, b->device);
+}
+
+static int by_device(const void *x, const void *y)
+{
+	const struct rn_dra_attachment *a = *(const struct rn_dra_attachment *const *)x;
+	const struct rn_dra_attachment *b = *(const struct rn_dra_attachment *const *)y;
+	int c = strcmp(a->pool, b->pool);
+
+	return c ? c : strcmp(a->device, b->device);
+}
+
+static json_t *device_status(const struct rn_dra_attachment *a)
+{
+	json_t *nd = json_pack("{s:s, s:s}", "interfaceName", a->ifname, "hardwareAddress", a->mac);
+	json_t *ips = json_array();
+
+	for (int i = 0; i < a->n_ips; i++)
+		json_array_append_new(ips, json_string(a->ips[i]));
+	if (json_array_size(ips))
+		json_object_set(nd, "ips", ips);
+	json_decref(ips);
+	return json_pack("{s:s, s:s, s:s, s:o}", "driver", a->driver, "pool", a->pool, "device",
+			 a->device, "networkData", nd);
+}
+
+json_t *dra_claim_status_body(const char *driver, const char *ns, const char *name,
+			      const char *uid, const struct rn_dra_attachment *atts, int n)
+{
+	const struct rn_dra_attachment **first = calloc((size_t)n + 1, sizeof(*first));
+	json_t *o = json_pack("{s:s, s:s, s:{s:s, s:s, s:s}}", "apiVersion", "resource.k8s.io/v1",
+			      "kind", "ResourceClaim", "metadata", "name", name, "namespace", ns,
+			      "uid", uid);
+	json_t *devs = json_array();
+	int m = 0;
+
+	if (!first || !o || !devs) {
+		free(first);
+		json_decref(o);
+		json_decref(devs);
+		return NULL;
+	}
+	/* per device of the claim, the pod attached first */
+	for (int i = 0; i < n; i++) {
+		const struct rn_dra_attachment *a = &atts[i];
+		int k;
+
+		if (strcmp(a->driver, driver) || strcmp(a->claim_uid, uid))
+			continue;
+		for (k = 0; k < m && !same_device(first[k], a); k++)
+			;
+		if (k == m)
+			first[m++] = a;
+		else if (earlier(a, first[k]))
+			first[k] = a;
+	}
+	qsort(first, (size_t)m, sizeof(*first), by_device);
+	for (int k = 0; k < m; k++)
+		json_array_append_new(devs, device_status(first[k]));
+	if (m)
+		json_object_set_new(o, "status", json_pack("{s:o}", "devices", devs));
+	else
+		json_decref(devs);
+	free(first);
+	return o;
+}
+
+/* --- the claims written to, kept across restarts ------------------------- */
+
+static void saved_path(const struct dra_claim_status *cs, char *buf, size_t size)
+{
+	snprintf(buf, size, "%.4000s/claim-status.json", cs->cfg.state_dir);
+}
+
+static struct cs_claim *find(struct dra_claim_status *cs, const char *uid)
+{
+	for (int i = 0; i < cs->n; i++)
+		if (!strcmp(cs->claims[i].uid, uid))
+			return &cs->claims[i];
+	return NULL;
+}
+
+static struct cs_claim *add(struct dra_claim_status *cs, const char *uid, const char *ns,
+			    const char *name)
+{
+	struct cs_claim *c;
+
+	if (cs->n == cs->cap) {
+		int cap = cs->cap ? cs->cap * 2 : 16;
+		struct cs_claim *m = realloc(cs->claims, (size_t)cap * sizeof(*m));
+
+		if (!m)
+			return NULL;
+		cs->claims = m;
+		cs->cap = cap;
+	}
+	c = &cs->claims[cs->n++];
+	memset(c, 0, sizeof(*c));
+	snprintf(c->uid, sizeof(c->uid), "%s", uid);
+	snprintf(c->ns, sizeof(c->ns), "%s", ns);
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	cs->dirty = true;
+	return c;
+}
+
+static void drop(struct dra_claim_status *cs, struct cs_claim *c)
+{
+	json_decref(c->want);
+	json_decref(c->done);
+	*c = cs->claims[--cs->n];
+	cs->dirty = true;
+}
+
+static void load(struct dra_claim_status *cs)
+{
+	char path[PATH_MAX];
+	json_t *o, *v;
+	const char *uid;
+
+	saved_path(cs, path, sizeof(path));
+	o = json_load_file(path, 0, NULL);
+	json_object_foreach(json_object_get(o, "claims"), uid, v) {
+		const char *ns = json_string_value(json_object_get(v, "namespace"));
+		const char *name = json_string_value(json_object_get(v, "name"));
+
+		if (ns && name && strlen(uid) < RN_DRA_UID_LEN && strlen(ns) < RN_DRA_NAME_LEN &&
+		    strlen(name) < 256 && !find(cs, uid))
+			add(cs, uid, ns, name);
+	}
+	json_decref(o);
+	cs->dirty = false;
+}
+
+static void save(struct dra_claim_status *cs)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	json_t *claims = json_object(), *o;
+	char *text;
+	int fd, err = 0;
+
+	for (int i = 0; i < cs->n; i++)
+		json_object_set_new(claims, cs->claims[i].uid,
+				    json_pack("{s:s, s:s}", "namespace", cs->claims[i].ns,
+					      "name", cs->claims[i].name));
+	o = json_pack("{s:o}", "claims", claims);
+	text = o ? json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
+	json_decref(o);
+	saved_path(cs, path, sizeof(path));
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (!text || rn_mkdir_p(cs->cfg.state_dir, 0700)) {
+		free(text);
+		return;		/* tried again at the next change */
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || rn_write_all(fd, text, strlen(text)))
+		err = -errno;
+	if (fd >= 0 && close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err) {
+		unlink(tmp);
+		rn_warn("DRA claim status: %s: %s", path, strerror(-err));
+	} else {
+		cs->dirty = false;
+	}
+	free(text);
+}
+
+/* --- a pass ------------------------------------------------------------ */
+
+/* what each claim of the records should say now */
+static int wanted(struct dra_claim_status *cs, struct rn_error *e)
+{
+	struct rn_dra_attachment *atts;
+	int n, err;
+
+	err = rn_dra_attachment_list(cs->cfg.state_dir, &atts, &n, e);
+	if (err)
+		return err;
+	for (int i = 0; i < cs->n; i++) {
+		json_decref(cs->claims[i].want);
+		cs->claims[i].want = NULL;
+	}
+	for (int i = 0; i < n; i++) {
+		struct rn_dra_attachment *a = &atts[i];
+		struct cs_claim *c;
+
+		if (strcmp(a->driver, cs->cfg.driver))
+			continue;
+		c = find(cs, a->claim_uid);
+		if (!c)
+			c = add(cs, a->claim_uid, a->claim_namespace, a->claim_name);
+		if (c && !c->want)
+			c->want = dra_claim_status_body(cs->cfg.driver, c->ns, c->name, c->uid,
+							atts, n);
+	}
+	free(atts);
+	return 0;
+}
+
+static void log_failure(struct dra_claim_status *cs, const struct rn_error *e)
+{
+	if (e->code == cs->last_err)
+		return;
+	rn_warn("DRA claim status not written (tried again): %s", e->msg);
+	cs->last_err = e->code;
+}
+
+/* the server's answer to claim c's write of body: 0 written, 1 dropped,
+ * < 0 to retry (-ECONNREFUSED etc.: the server is unreachable) */
+static int write_one(struct dra_claim_status *cs, struct rn_kube *k, struct cs_claim *c,
+		     json_t *body, struct rn_error *e)
+{
+	char path[1024], what[512];
+	struct rn_kube_reply r;
+	int err;
+
+	snprintf(path, sizeof(path), CLAIMS_PATH, c->ns, c->name, cs->cfg.driver);
+	snprintf(what, sizeof(what), "apply status of ResourceClaim %s/%s (%s)", c->ns, c->name,
+		 c->uid);
+	err = rn_kube_apply(k, path, body, &r, e);
+	if (!err)
+		err = rn_kube_check(&r, what, e);
+	rn_kube_reply_free(&r);
+	switch (err) {
+	case 0:
+		return 0;
+	case -ENOENT:	/* the claim is gone: its pods with it */
+	case -ESTALE:	/* 409: another claim of that name now (metadata.uid) */
+	case -EEXIST:
+	case -EINVAL:	/* 422: what was sent would be refused again */
+		rn_info("DRA claim status: %s: not written: %s", what, e->msg);
+		return 1;
+	default:
+		return err;
+	}
+}
+
+void dra_claim_status_sync(struct dra_claim_status *cs, struct rn_kube *k)
+{
+	struct rn_error e = { 0 };
+	long long now = dra_now_ms();
+	int writes = 0;
+
+	if (wanted(cs, &e)) {
+		log_failure(cs, &e);
+		return;
+	}
+	for (int i = 0; i < cs->n; i++) {
+		struct cs_claim *c = &cs->claims[i];
+		json_t *body = c->want ? json_incref(c->want) :
+			dra_claim_status_body(cs->cfg.driver, c->ns, c->name, c->uid, NULL, 0);
+		int rc;
+
+		if (c->done && json_equal(c->done, body)) {
+			json_decref(body);
+			if (!c->want) {
+				drop(cs, c);	/* cleared: nothing of ours left there */
+				i--;
+			}
+			continue;
+		}
+		if (now < c->next_ms || writes >= WRITES_PER_PASS || !k) {
+			json_decref(body);
+			continue;
+		}
+		writes++;
+		e = (struct rn_error){ 0 };
+		rc = write_one(cs, k, c, body, &e);
+		if (rc >= 0) {
+			json_decref(c->done);
+			c->done = body;
+			c->backoff_ms = 0;
+			c->next_ms = 0;
+			if (!rc && cs->last_err) {
+				rn_info("DRA claim status written again");
+				cs->last_err = 0;
+			}
+			continue;	/* a cleared one goes at the next pass */
+		}
+		json_decref(body);
+		c->backoff_ms = c->backoff_ms ? c->backoff_ms * 2 : BACKOFF_FIRST_MS;
+		if (c->backoff_ms > BACKOFF_MAX_MS)
+			c->backoff_ms = BACKOFF_MAX_MS;
+		c->next_ms = now + c->backoff_ms;
+		log_failure(cs, &e);
+		break;		/* the others would fail alike: the next pass */
+	}
+	if (cs->dirty)
+		save(cs);
+}
+
+struct dra_claim_status *dra_claim_status_open(const struct rn_dra_config *cfg)
+{
+	struct dra_claim_status *cs = calloc(1, sizeof(*cs));
+
+	if (!cs)
+		return NULL;
+	cs->cfg = *cfg;
+	load(cs);
+	return cs;
+}
+
+void dra_claim_status_close(struct dra_claim_status *cs)
+{
+	if (!cs)
+		return;
+	for (int i = 0; i < cs->n; i++) {
+		json_decref(cs->claims[i].want);
+		json_decref(cs->claims[i].done);
+	}
+	free(cs->claims);
+	free(cs);
+}
