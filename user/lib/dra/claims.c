@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* ResourceClaims (resource.k8s.io/v1) as the driver needs them: identity,
- * the allocation's device results and the pods it is reserved for; and the claim source that reads
+ * the allocation's device results and configuration (claim_config.c) and
+ * the pods it is reserved for; and the claim source that reads
  * them from a directory, <dir>/<namespace>/<name>.json, which stands in
  * for the API server until the driver has its client (the tests'
  * scheduler stand-in writes there). */
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dra/claim_config.h"
 #include "dra/dra.h"
 
 static int copy(json_t *o, const char *key, char *out, size_t size, bool required,
@@ -100,6 +102,10 @@ int rn_dra_claim_from_json(json_t *o, struct rn_dra_claim *out, struct rn_error 
 		    copy(r, "device", x->device, sizeof(x->device), true, where, e))
 			return e ? e->code : -EINVAL;
 	}
+	/* after the results: an entry's "requests" are matched to them */
+	if (dra_claim_configs_from_json(json_object_get(json_object_get(alloc, "devices"),
+							"config"), out, e))
+		return e ? e->code : -EINVAL;
 	return 0;
 }
 

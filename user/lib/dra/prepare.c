@@ -112,6 +112,13 @@ static int resolve(struct rn_dra_driver *d, const struct rn_dra_claim *c,
 		x->kind = dev->kind;
 		snprintf(x->pci, sizeof(x->pci), "%s", dev->pci);
 		snprintf(x->netdev, sizeof(x->netdev), "%s", dev->netdev);
+		if (rn_dra_claim_config(c, i, d->cfg.driver, &x->config, e))
+			return e ? e->code : -EINVAL;
+		/* a VF is attached in exclusive mode: no child link to choose */
+		if (x->config.mode[0] && dev->kind == RN_DRA_VF)
+			return rn_fail(e, -EINVAL, "device %s of request %s is a VF (exclusive): its "
+				       "config's mode \"%s\" is for an HCA port's child link",
+				       r->device, r->request, x->config.mode);
 	}
 	if (!p->n_devices)
 		return rn_fail(e, -EINVAL, "no device of driver %s is allocated to it", d->cfg.driver);

@@ -6,12 +6,15 @@
  *       "devices": [ { "request": "nic", "pool": "node1",
  *                      "device": "mlx5-0-port1", "cdi_id": "...",
  *                      "kind": "port", "pci": "0000:3b:00.0",
- *                      "netdev": "ens1f0np0" } ],
+ *                      "netdev": "ens1f0np0",
+ *                      "config": { "mode": "ipvlan", "dscp": 26, ... } } ],
  *       "vfs": [ "0000:3b:00.2" ],
  *       "pods": [ "<pod uid>" ] } } }
  * "pods" (status.reservedFor's pods, what the CNI finds a pod's claim by)
  * is absent from an older agent's records: such a claim is found by no
- * pod until kubelet prepares it again. */
+ * pod until kubelet prepares it again. A device's "config" (the claim's
+ * effective opaque configuration for it, dra.h rn_dra_netconfig) is there
+ * only when the claim had one: an older agent's record has none. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dra/claim_config.h"
 #include "dra/internal.h"
 #include "mkdir_p.h"
 #include "write_all.h"
@@ -103,6 +107,10 @@ static int claim_from_json(const char *uid, json_t *o, struct rn_dra_prepared *p
 		    str(v, "device", x->device, sizeof(x->device)) ||
 		    str(v, "cdi_id", x->cdi_id, sizeof(x->cdi_id)) || device_facts(v, x))
 			return -EINVAL;
+		if (json_object_get(v, "config") &&
+		    dra_netconfig_from_json(json_object_get(v, "config"), false, &x->config,
+					    "config", NULL))
+			return -EINVAL;
 	}
 	return 0;
 }
@@ -153,7 +161,7 @@ static json_t *claim_to_json(const struct rn_dra_prepared *p)
 	for (int i = 0; i < p->n_devices; i++) {
 		const struct rn_dra_prepared_device *x = &p->devices[i];
 		json_t *d = json_pack("{s:s, s:s, s:s, s:s}", "request", x->request, "pool", x->pool,
-				      "device", x->device, "cdi_id", x->cdi_id);
+				      "device", x->device, "cdi_id", x->cdi_id), *cfg;
 
 		if (d && x->known) {
 			json_object_set_new(d, "kind", json_string(x->kind == RN_DRA_VF ? "vf" :
@@ -161,6 +169,9 @@ static json_t *claim_to_json(const struct rn_dra_prepared *p)
 			json_object_set_new(d, "pci", json_string(x->pci));
 			json_object_set_new(d, "netdev", json_string(x->netdev));
 		}
+		cfg = d ? dra_netconfig_to_json(&x->config) : NULL;
+		if (cfg)
+			json_object_set_new(d, "config", cfg);
 		json_array_append_new(devs, d);
 	}
 	for (int i = 0; i < p->n_vfs; i++)
