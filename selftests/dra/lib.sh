@@ -2,11 +2,22 @@
 # The DRA driver against the kubelet stand-in (kubelet_dra.py, a real gRPC
 # peer written from kubelet's .proto files) and a scheduler stand-in (these
 # functions: ResourceClaim objects with their allocation, written where
-# the driver's directory claim source reads them). No real kubelet, API
-# server or scheduler runs.
+# the driver's directory claim source reads them, or created at the
+# API-server stand-in). No real kubelet, API server or scheduler runs.
 #
 #   dra_config FILE [EXTRA_DRA_KEYS] [EXTRA_TOP_KEYS]  an agent config with
-#                                      a "dra" section
+#                                      a "dra" section: claims from
+#                                      DRA_CLAIMS, or, after dra_api_start,
+#                                      from the API-server stand-in
+#   dra_api_start DIR                  the API-server stand-in
+#                                      (kubeapi/lib/standin.sh) in DIR;
+#                                      sets DRA_KUBECONFIG (its kubeconfig)
+#   dra_claim_api NS NAME [RESULTS] [POD_UIDS]  the scheduler creates claim
+#                                      NS/NAME at the stand-in (POST) and
+#                                      writes its allocation through
+#                                      /status as dra_claim does ("none":
+#                                      not allocated); prints the UID the
+#                                      server gave it
 #   dra_claim NS NAME UID [RESULTS] [POD_UIDS]  the scheduler writes claim
 #                                      NS/NAME; RESULTS a JSON array of
 #                                      {request, driver, pool, device};
@@ -27,10 +38,12 @@ DRA_HOLDS=$RN_TMP/cni
 DRA_SOCK=$DRA_KUBELET/plugins/$DRA_DRIVER/dra.sock
 
 dra_config() {
+	local source="\"claims_dir\": \"$DRA_CLAIMS\""
+	[ -n "${DRA_KUBECONFIG:-}" ] && source="\"kubeconfig\": \"$DRA_KUBECONFIG\""
 	mkdir -p "$DRA_KUBELET/plugins_registry" "$DRA_CLAIMS"
 	rn_agent_config "$1" monitor "" "\"rdma\": { \"sysfs_root\": \"$RN_TMP/host/sys\" },
   \"cni\": { \"state_dir\": \"$DRA_HOLDS\" },
-  \"dra\": { \"kubelet_dir\": \"$DRA_KUBELET\", \"claims_dir\": \"$DRA_CLAIMS\",
+  \"dra\": { \"kubelet_dir\": \"$DRA_KUBELET\", $source,
             \"state_dir\": \"$DRA_STATE\", \"cdi_dir\": \"$DRA_CDI\",
             \"pool\": \"$DRA_POOL\"${2:+, $2} }${3:+,
   $3}"
@@ -74,6 +87,35 @@ dra_claim() {
 			mv "$f.tmp2" "$f.tmp"
 	fi
 	mv "$f.tmp" "$f"
+}
+
+dra_api_start() {
+	. "$RN_SRC/selftests/kubeapi/lib/standin.sh"
+	mkdir -p "$1" && standin_start "$1" || return 1
+	DRA_KUBECONFIG=$1/kubeconfig
+	standin_kubeconfig "$1" "$DRA_KUBECONFIG"
+}
+
+# dra_kube METHOD PATH [BODY]: one request to the stand-in as the
+# scheduler (kube_request: status line, then the answer)
+dra_kube() { "$RN_BUILD/tools/kube_request" --kubeconfig "$DRA_KUBECONFIG" "$@"; }
+
+dra_claim_api() {
+	local ns=$1 name=$2 results=${3:-[]} pods=${4:-} f=$RN_TMP/claim-api.json
+	local path=/apis/resource.k8s.io/v1/namespaces/$ns/resourceclaims claim
+	# the requests the allocation names ("nic" when it names none)
+	jq -n --arg n "$name" --argjson r "$([ "$results" = none ] && echo [] || echo "$results")" \
+		'{apiVersion: "resource.k8s.io/v1", kind: "ResourceClaim", metadata: {name: $n},
+		  spec: {devices: {requests: ([$r[].request] + (if $r == [] then ["nic"] else [] end)
+			| unique | map({name: ., exactly: {deviceClassName: "rdma"}}))}}}' >"$f"
+	claim=$(dra_kube POST "$path" "$f" | sed -n 2p) || return 1
+	if [ "$results" != none ]; then
+		jq --argjson r "$results" --argjson p "$(dra_reserved "$pods")" \
+			'.status = {allocation: {devices: {results: $r}}}
+			 | if $p == [] then . else .status.reservedFor = $p end' <<<"$claim" >"$f"
+		dra_kube PUT "$path/$name/status" "$f" >/dev/null || return 1
+	fi
+	jq -r .metadata.uid <<<"$claim"
 }
 
 dra_kubelet() {

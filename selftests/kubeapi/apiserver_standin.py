@@ -8,7 +8,7 @@ under /apis/GROUP/VERSION/RESOURCE[/NAME] and namespaced ones under
 optimistic concurrency, AlreadyExists/Conflict/NotFound/Invalid), never from
 rdmanet's client. No real API server runs in these tests.
 
-  apiserver_standin.py --port-file F --cert C --key K [--client-ca CA]
+  apiserver_standin.py --port-file F [--port N] --cert C --key K [--client-ca CA]
                        [--token-file T] [--log L] [--fail-once-file F]
 
 Authentication: a bearer token listed in --token-file (one per line, re-read
@@ -474,7 +474,8 @@ class Handler(BaseHTTPRequestHandler):
                           {"causes": [{"message": m} for m in errs]})
         next_rv[0] += 1
         meta["resourceVersion"] = str(next_rv[0])
-        meta.setdefault("uid", str(uuid.uuid4()))
+        if self.command == "POST":	# the server's, whatever the client sent
+            meta["uid"] = str(uuid.uuid4())
         objs[meta["name"]] = obj
         return (201 if self.command == "POST" else 200), obj
 
@@ -484,6 +485,7 @@ class Handler(BaseHTTPRequestHandler):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--port-file", required=True)
+    ap.add_argument("--port", type=int, default=0, help="0: any free port")
     ap.add_argument("--cert", required=True)
     ap.add_argument("--key", required=True)
     ap.add_argument("--client-ca")
@@ -491,7 +493,7 @@ def main():
     ap.add_argument("--log")
     ap.add_argument("--fail-once-file")
     a = ap.parse_args()
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    srv = ThreadingHTTPServer(("127.0.0.1", a.port), Handler)
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(a.cert, a.key)
     if a.client_ca:

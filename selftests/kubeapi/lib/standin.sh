@@ -10,6 +10,9 @@
 #                       the netns the agent runs in)
 #   standin_kubeconfig DIR FILE   a kubeconfig for it (token-one)
 #   standin_stop
+#   standin_restart DIR   after standin_stop: the server again, on the same
+#                       port with the same certificates (an API server that
+#                       was down and is up again; what it stored is gone)
 STANDIN_PID=
 
 standin__ossl() { openssl "$@" >/dev/null 2>&1; }
@@ -30,15 +33,23 @@ standin_start() {
 		standin__cert "$dir" apiserver cluster-ca "subjectAltName=IP:127.0.0.1,DNS:localhost" &&
 		standin__cert "$dir" system:node:n1 cluster-ca "extendedKeyUsage=clientAuth" || return 1
 	echo token-one >"$dir/tokens"
+	standin__run "$dir" 0
+}
+
+standin__run() {	# DIR PORT (0: any)
+	local dir=$1
+	rm -f "$dir/port"
 	${STANDIN_RUN:-} python3 "$RN_SRC/selftests/kubeapi/apiserver_standin.py" --port-file "$dir/port" \
-		--cert "$dir/apiserver.pem" --key "$dir/apiserver-key.pem" \
+		--port "$2" --cert "$dir/apiserver.pem" --key "$dir/apiserver-key.pem" \
 		--client-ca "$dir/cluster-ca.pem" --token-file "$dir/tokens" \
-		--log "$dir/requests.log" --fail-once-file "$dir/fail-once" 2>"$dir/standin.err" &
+		--log "$dir/requests.log" --fail-once-file "$dir/fail-once" 2>>"$dir/standin.err" &
 	STANDIN_PID=$!
 	for _ in $(seq 100); do [ -s "$dir/port" ] && break; sleep 0.1; done
 	STANDIN_PORT=$(cat "$dir/port" 2>/dev/null)
 	[ -n "$STANDIN_PORT" ]
 }
+
+standin_restart() { standin__run "$1" "$STANDIN_PORT"; }
 
 standin_kubeconfig() {
 	cat >"$2" <<YAML
