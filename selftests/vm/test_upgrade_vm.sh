@@ -8,13 +8,32 @@
 # every datagram node-a sent marked, ours replaced inside the dispatcher.
 
 PIN=/sys/fs/bpf/rnupg
-N=20000
+CHUNK=1000	# datagrams per rn_udpgen run: 5 s at one per 5 ms
+MAX_CHUNKS=20	# a swap that never ends still ends the stream
 
 stat_of() { "$RN_BUILD/bin/rdmanetctl" --pin-dir $PIN stats -j | jq -r ".masters[0]$1"; }
 attached() { [ "$(grep -c "master(s) attached" "$1" 2>/dev/null)" -ge 1 ]; }
+sent_more_than() { [ "$(stat_of .unknown_by_class.tx.roce.packets)" -gt "$1" ]; }
+
+# stream: RoCEv2-shaped datagrams to the peer, CHUNK at a time, until node-a
+# has published "swapped", then one whole chunk more, so the stream runs
+# through the swap and past it however long the swap takes under TCG (a
+# fixed count either ends before a slow swap or streams on long after a
+# quick one), at most MAX_CHUNKS. Prints how many it sent; both nodes' captures and counters
+# are checked against that.
+stream() {
+	local n=0 last=
+	while [ -z "$last" ]; do
+		[ -f "$VM_SHARED/swapped" ] || [ $n -ge $(((MAX_CHUNKS - 1) * CHUNK)) ] && last=1
+		"$RN_BUILD/tools/rn_udpgen" --dst "$VM_PEER_IP" --count $CHUNK --size 200 \
+			--interval-us 5000 || return 1
+		n=$((n + CHUNK))
+	done
+	echo "$n"
+}
 
 node_a() {
-	local cfg=/tmp/node.json old new rx0 tx0 mid before after
+	local cfg=/tmp/node.json old new rx0 tx0 mid before after sent peer_sent
 	cat >$cfg <<JSON
 { "node": "node-a", "masters": [ { "ifname": "eth0", "policy": "monitor", "xdp_mode": "native" } ],
   "textfile": { "dir": "/tmp/prom", "interval_s": 0 }, "bpf": { "pin_dir": "$PIN" } }
@@ -30,9 +49,10 @@ JSON
 	tx0=$(stat_of .unknown_by_class.tx.roce.packets)
 	vm_capture_start /tmp/in.pcap udp port 4791 and src host "$VM_PEER_IP"
 	vm_barrier ready 120
-	"$RN_BUILD/tools/rn_udpgen" --dst "$VM_PEER_IP" --count $N --size 200 --interval-us 5000 &
+	stream >/tmp/sent &
 	local gen=$!
-	sleep 2
+	# the old agent stops with the stream under way (about 1 s of it)
+	vm_wait_until 60 sent_more_than $((tx0 + 200))
 	kill -TERM $old
 	wait $old
 	check "old agent stops" test $? = 0
@@ -40,7 +60,7 @@ JSON
 	new=$!
 	check "new build starts" vm_wait_until 200 attached "$VM_OUT/new.log"
 	mid=$(stat_of .unknown_by_class.tx.roce.packets)
-	check "replaced mid-stream ($((mid - tx0)) of $N sent)" test "$mid" -lt $((tx0 + N))
+	vm_put swapped 1
 	grep "upgraded in place" "$VM_OUT/new.log" | sed 's/^/# /'
 	check_eq "tc egress, tc ingress, XDP replaced" "$(grep -c "upgraded in place" "$VM_OUT/new.log")" 3
 	check "XDP replaced inside the dispatcher" \
@@ -49,11 +69,15 @@ JSON
 	check "one rn_xdp_rx left, the new one ($before -> $after)" \
 		test -n "$after" -a "$after" != "$before" -a "$(wc -l <<<"$after")" = 1
 	wait $gen
-	check "zero loss node-b -> node-a (capture)" vm_capture_stop /tmp/in.pcap $N
+	sent=$(cat /tmp/sent)
+	vm_put a-sent "$sent"
+	check "replaced mid-stream ($((mid - tx0)) of ${sent:-?} sent)" test "$mid" -lt $((tx0 + sent))
+	peer_sent=$(vm_get b-sent 300)
+	check "zero loss node-b -> node-a (capture)" vm_capture_stop /tmp/in.pcap "$peer_sent"
 	check_eq "node-a rx counted exactly across the swap (XDP)" \
-		"$(stat_of .unknown_by_class.rx.roce.packets)" $((rx0 + N))
+		"$(stat_of .unknown_by_class.rx.roce.packets)" $((rx0 + peer_sent))
 	check_eq "node-a tx counted exactly across the swap (tcx)" \
-		"$(stat_of .unknown_by_class.tx.roce.packets)" $((tx0 + N))
+		"$(stat_of .unknown_by_class.tx.roce.packets)" $((tx0 + sent))
 	vm_barrier done 400
 	kill -TERM $new
 	wait $new
@@ -61,12 +85,15 @@ JSON
 }
 
 node_b() {
+	local sent peer_sent
 	vm_capture_start /tmp/marks.pcap udp port 4791 and src host "$VM_PEER_IP"
 	vm_barrier ready 120
-	"$RN_BUILD/tools/rn_udpgen" --dst "$VM_PEER_IP" --count $N --size 200 --interval-us 5000
-	check "zero loss node-a -> node-b (capture)" vm_capture_stop /tmp/marks.pcap $N
+	sent=$(stream)
+	vm_put b-sent "$sent"
+	peer_sent=$(vm_get a-sent 300)
+	check "zero loss node-a -> node-b (capture)" vm_capture_stop /tmp/marks.pcap "$peer_sent"
 	check_eq "every datagram from node-a marked across the swap" \
-		"$(tshark -r /tmp/marks.pcap -Y 'ip.dsfield.dscp==26 && ip.dsfield.ecn==2' 2>/dev/null | wc -l)" $N
+		"$(tshark -r /tmp/marks.pcap -Y 'ip.dsfield.dscp==26 && ip.dsfield.ecn==2' 2>/dev/null | wc -l)" "$peer_sent"
 	vm_barrier done 400
 }
 
