@@ -10,8 +10,9 @@
 #                                      DRA_CLAIMS, or, after dra_api_start,
 #                                      from the API-server stand-in
 #   dra_api_start DIR                  the API-server stand-in
-#                                      (kubeapi/lib/standin.sh) in DIR;
-#                                      sets DRA_KUBECONFIG (its kubeconfig)
+#                                      (kubeapi/lib/standin.sh) in DIR, on
+#                                      the loopback of the node's netns
+#                                      (the agent's); sets DRA_KUBECONFIG
 #   dra_claim_api NS NAME [RESULTS] [POD_UIDS]  the scheduler creates claim
 #                                      NS/NAME at the stand-in (POST) and
 #                                      writes its allocation through
@@ -91,6 +92,8 @@ dra_claim() {
 
 dra_api_start() {
 	. "$RN_SRC/selftests/kubeapi/lib/standin.sh"
+	rn_in_node ip link set lo up
+	STANDIN_RUN="nsenter --net=/run/netns/$RN_NODE"
 	mkdir -p "$1" && standin_start "$1" || return 1
 	DRA_KUBECONFIG=$1/kubeconfig
 	standin_kubeconfig "$1" "$DRA_KUBECONFIG"
@@ -98,7 +101,7 @@ dra_api_start() {
 
 # dra_kube METHOD PATH [BODY]: one request to the stand-in as the
 # scheduler (kube_request: status line, then the answer)
-dra_kube() { "$RN_BUILD/tools/kube_request" --kubeconfig "$DRA_KUBECONFIG" "$@"; }
+dra_kube() { rn_in_node "$RN_BUILD/tools/kube_request" --kubeconfig "$DRA_KUBECONFIG" "$@"; }
 
 dra_claim_api() {
 	local ns=$1 name=$2 results=${3:-[]} pods=${4:-} f=$RN_TMP/claim-api.json
