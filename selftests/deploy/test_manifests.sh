@@ -58,6 +58,8 @@ check_eq "kubectl kustomize deploy/dra renders" "$? $(cat "$WORK/rendered-dra.er
 flat=$(tr -s ' \n' ' ' <"$WORK/rendered-dra.yaml")
 check "deploy/dra: exactly the ResourceSlice verbs the driver uses (get list create update delete)" \
 	grep -qF -- "- apiGroups: - resource.k8s.io resources: - resourceslices verbs: - get - list - create - update - delete ---" <<<"$flat"
+check "deploy/dra: get on resourceclaims only (the claims kubelet names, read from the API server)" \
+	grep -qF -- "- apiGroups: - resource.k8s.io resources: - resourceclaims verbs: - get -" <<<"$flat"
 check "deploy/dra: patch on resourceclaims/status only (the claims' networkData, server-side apply)" \
 	grep -qF -- "- apiGroups: - resource.k8s.io resources: - resourceclaims/status verbs: - patch -" <<<"$flat"
 check "deploy/dra: bound to the service account the agent's pods run as, in its namespace" \
