@@ -16,14 +16,14 @@ const char *const cni_macvlan_mode_names[3] = { "bridge", "private", "vepa" };
 const char *const cni_ipvlan_mode_names[3] = { "l2", "l3", "l3s" };
 static const int macvlan_modes[3] = { MACVLAN_MODE_BRIDGE, MACVLAN_MODE_PRIVATE,
 				      MACVLAN_MODE_VEPA };
-static const int ipvlan_modes[3] = { IPVLAN_MODE_L2, IPVLAN_MODE_L3, IPVLAN_MODE_L3S };
+const int cni_ipvlan_modes[3] = { IPVLAN_MODE_L2, IPVLAN_MODE_L3, IPVLAN_MODE_L3S };
 
 const char *cni_submode_name(const struct cni_netconf *c)
 {
 	for (int i = 0; i < 3; i++) {
 		if (c->mode == CNI_MODE_MACVLAN && macvlan_modes[i] == c->macvlan_mode)
 			return cni_macvlan_mode_names[i];
-		if (c->mode == CNI_MODE_IPVLAN && ipvlan_modes[i] == c->ipvlan_mode)
+		if (c->mode == CNI_MODE_IPVLAN && cni_ipvlan_modes[i] == c->ipvlan_mode)
 			return cni_ipvlan_mode_names[i];
 	}
 	return "?";
@@ -99,6 +99,9 @@ static int parse_ippools(struct cni_netconf *c, struct cni_err *err)
 
 	if (rn_json_typed(c->root, "ippools", JSON_OBJECT, &p, "config", &e))
 		return bad(err, &e);
+	/* with "dra" the pod's claim may name them (dra_claim.c checks) */
+	if (!p && json_object_get(c->root, "dra"))
+		return 0;
 	if (!p)
 		return cni_fail(err, CNI_ERR_CONFIG, "config: ippools: required (e.g. "
 				"{\"ipv4\": [\"rail1-v4\"]})");
@@ -501,7 +504,7 @@ static int parse_fields(struct cni_netconf *c, struct cni_err *err)
 	v = 0;
 	if (rn_json_enum(c->root, "ipvlanMode", cni_ipvlan_mode_names, 3, &v, "config", &e))
 		return bad(err, &e);
-	c->ipvlan_mode = ipvlan_modes[v];
+	c->ipvlan_mode = cni_ipvlan_modes[v];
 	n = 0;
 	if (rn_json_int(c->root, "mtu", 0, 65535, &n, "config", &e))
 		return bad(err, &e);

@@ -10,6 +10,7 @@
  *     "ipvlanMode": "l2",            l2 (default) | l3 | l3s
  *     "mtu": 9000,                   0 / omitted: the master's
  *     "ippools": { "ipv4": ["rail1-v4"], "ipv6": ["rail1-v6"] },
+ *                                    optional with "dra" if the claim's config names pools
  *     "routes": [ { "dst": "172.16.0.0/16", "gw": "172.16.11.254" } ],
  *     "policyRouting": true | { "enabled": true, "tableBase": 100, "rulePriority": 1000 },
  *     "gatewayCheck": true | { "enabled": true, "timeoutMs": 1000, "probes": 3 },
@@ -18,7 +19,8 @@
  *                                    one of the node's cni.allowed_dscp
  *     "dra": { "request": "nic" },   the device from the pod's DRA claim (the request's):
  *                                    a VF means mode sriov with it, an HCA port the
- *                                    port's netdev as master (dra_claim.h)
+ *                                    port's netdev as master; the claim's config may
+ *                                    give mode, ipvlanMode, ippools, dscp (dra_claim.h)
  *     "configFile": "...",           accepted only if it names the node's own
  *     "stateDir": "..." }            config file / state dir (node.h)
  *
@@ -107,6 +109,9 @@ struct cni_netconf {
 	/* "dra": the device is the pod's DRA claim's (dra_claim.h) */
 	char dra_request[128];		/* "" : no "dra" */
 	char dra_claim_uid[64];		/* filled by ADD's step: the claim found */
+	/* the claim's pools, when its config names them: ipv4_pools and
+	 * ipv6_pools point here then */
+	char dra_pools[2 * RN_IPAM_MAX_POOLS][RN_POOL_NAME_MAX];
 	/* mode sriov */
 	char device_id[32];		/* "" : not given */
 	bool has_vlan, has_mac, has_spoofchk, has_trust, has_link_state, has_rate;
@@ -127,6 +132,7 @@ void cni_netconf_free(struct cni_netconf *c);
 extern const char *const cni_mode_names[3];
 extern const char *const cni_macvlan_mode_names[3];
 extern const char *const cni_ipvlan_mode_names[3];
+extern const int cni_ipvlan_modes[3];	/* IPVLAN_MODE_* of each name */
 /* "bridge" for a MACVLAN_MODE_*, "l2" for an IPVLAN_MODE_*. */
 const char *cni_submode_name(const struct cni_netconf *c);
 
