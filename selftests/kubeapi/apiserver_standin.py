@@ -20,6 +20,7 @@ that Status (e.g. "PUT 409 Conflict": someone else wrote the object first)
 and the file is removed.
 """
 import argparse
+import ipaddress
 import json
 import os
 import re
@@ -273,7 +274,7 @@ VALIDATORS = {"resourceslices": validate_resourceslice, "resourceclaims": valida
 # resources whose status is written only through their /status subresource
 # (the main resource keeps it on update and drops it on create) and the
 # check of such a write
-STATUS_VALIDATORS = {"resourceclaims": validate_resourceclaim_status}
+STATUS_VALIDATORS = {"resourceclaims": lambda new, old: validate_resourceclaim_status(new, old) + validate_device_statuses(new)}
 
 
 def dig(o, path):
@@ -300,6 +301,114 @@ def status(code, reason, message, details=None):
     return code, {"kind": "Status", "apiVersion": "v1", "metadata": {},
                   "status": "Failure", "message": message, "reason": reason,
                   "details": details or {}, "code": code}
+
+
+def interface_address_errs(path, v):
+    """IsValidInterfaceAddress (apimachinery validation/ip.go): an
+    address with its prefix length, in canonical form"""
+    msg = "must be a valid address in CIDR form, (e.g. 10.9.8.7/24 or 2001:db8::1/64)"
+    try:
+        iface = ipaddress.ip_interface(v)
+        if not isinstance(v, str) or "/" not in v:
+            raise ValueError(v)
+    except ValueError:
+        return ["%s: Invalid value: %s: %s" % (path, json.dumps(v), msg)]
+    canonical = "%s/%d" % (iface.ip, iface.network.prefixlen)
+    if v != canonical:
+        return ["%s: Invalid value: %s: must be in canonical form (%s)" % (path, json.dumps(v), json.dumps(canonical))]
+    return []
+
+
+def device_key(d):
+    """status.devices is a list-map keyed by driver, pool, device, shareID"""
+    return tuple(d.get(k) for k in ("driver", "pool", "device", "shareID")) if isinstance(d, dict) else None
+
+
+def validate_device_statuses(claim):
+    """validateResourceClaimStatusUpdate's status.devices part
+    (validateDeviceStatus, validateNetworkDeviceData; the limits of
+    k8s.io/api/resource/v1: NetworkDeviceDataInterfaceNameMaxLength 256,
+    NetworkDeviceDataHardwareAddressMaxLength 128, NetworkDeviceDataMaxIPs 16)"""
+    errs = []
+    devs = dig(claim, ("status", "devices")) or []
+    allocated = {(r.get("driver"), r.get("pool"), r.get("device"), r.get("shareID"))
+                 for r in dig(claim, ("status", "allocation", "devices", "results")) or []}
+    seen = set()
+    for i, d in enumerate(devs):
+        p = "status.devices[%d]" % i
+        if not isinstance(d, dict):
+            errs.append("%s: Invalid value: must be an object" % p)
+            continue
+        if not subdomain_ok(d.get("driver"), 63):
+            errs.append("%s.driver: Invalid value: %s: a lowercase DNS subdomain of at most 63 characters" % (p, json.dumps(d.get("driver"))))
+        pn = d.get("pool")
+        if not isinstance(pn, str) or not pn or len(pn) > 253 or not all(subdomain_ok(x) for x in pn.split("/")):
+            errs.append("%s.pool: Invalid value: %s: DNS subdomains separated by slashes" % (p, json.dumps(pn)))
+        if not isinstance(d.get("device"), str) or not DNS_LABEL.match(d["device"]) or len(d["device"]) > 63:
+            errs.append("%s.device: Invalid value: %s: a lowercase RFC 1123 label" % (p, json.dumps(d.get("device"))))
+        key = device_key(d)
+        sid = "%s/%s/%s" % key[:3] + ("/%s" % key[3] if key[3] else "")
+        if key not in allocated:
+            errs.append('%s: Invalid value: "%s": must be an allocated device in the claim' % (p, sid))
+        if key in seen:
+            errs.append('%s: Duplicate value: "%s"' % (p, sid))
+        seen.add(key)
+        nd = d.get("networkData")
+        if nd is None:
+            continue
+        np = p + ".networkData"
+        if len(nd.get("interfaceName") or "") > 256:
+            errs.append("%s.interfaceName: Too long: may not be more than 256 bytes" % np)
+        if len(nd.get("hardwareAddress") or "") > 128:
+            errs.append("%s.hardwareAddress: Too long: may not be more than 128 bytes" % np)
+        ips = nd.get("ips") or []
+        if len(ips) > 16:
+            errs.append("%s.ips: Too many: %d: must have at most 16 items" % (np, len(ips)))
+            continue
+        for j, ip in enumerate(ips):
+            errs += interface_address_errs("%s.ips[%d]" % (np, j), ip)
+            if ip in ips[:j]:
+                errs.append("%s.ips[%d]: Duplicate value: %s" % (np, j, json.dumps(ip)))
+    return errs
+
+
+# Server-side apply of a claim's status.devices (the list-map the DRA
+# drivers write): per object UID, the entries each field manager applied.
+# An apply sets the manager's entries to what it sends: an entry it owned
+# and no longer sends is removed; another manager's stay; an entry owned by
+# another manager is taken over with force=true, else a 409 conflict.
+# Entries written by update or merge patch belong to no manager and stay.
+apply_owners = {}	# uid -> {manager: set of device keys}
+APPLY_TYPE = "application/apply-patch+yaml"
+
+
+def apply_status_devices(cur, body, manager, force, gr, name):
+    uid = cur["metadata"]["uid"]
+    want_uid = dig(body, ("metadata", "uid"))
+    if want_uid and want_uid != uid:
+        return status(409, "Conflict", 'Operation cannot be fulfilled on %s "%s": Precondition failed: UID in precondition: %s, UID in object meta: %s' % (gr, name, want_uid, uid))
+    applied = dig(body, ("status", "devices")) or []
+    if not isinstance(applied, list) or not all(isinstance(d, dict) for d in applied):
+        return status(400, "BadRequest", "status.devices: expected a list of objects")
+    owners = apply_owners.setdefault(uid, {})
+    mine = owners.get(manager, set())
+    keys = [device_key(d) for d in applied]
+    conflicts = [k for k in keys for m, owned in owners.items() if m != manager and k in owned]
+    if conflicts and not force:
+        return status(409, "Conflict", "Apply failed with %d conflict: conflict with \"%s\": .status.devices" % (len(conflicts), next(m for m, o in owners.items() if m != manager and conflicts[0] in o)))
+    devices = []
+    for d in (dig(cur, ("status", "devices")) or []):
+        k = device_key(d)
+        if k in keys:
+            devices.append(applied[keys.index(k)])
+        elif k not in mine:
+            devices.append(d)
+    devices += [d for d, k in zip(applied, keys) if k not in [device_key(x) for x in devices]]
+    new = json.loads(json.dumps(cur))
+    new.setdefault("status", {})["devices"] = devices
+    if not devices:
+        new["status"].pop("devices")
+    return new, (uid, manager, set(keys))
 
 
 def merge_patch(target, patch):	# RFC 7386
@@ -442,7 +551,20 @@ class Handler(BaseHTTPRequestHandler):
             if name not in objs:
                 return status(404, "NotFound", '%s "%s" not found' % (gr, name))
             cur = objs[name]
-            if self.command == "PATCH":
+            owned = None
+            if self.command == "PATCH" and self.headers.get("Content-Type") == APPLY_TYPE:
+                from urllib.parse import parse_qs, urlsplit
+                q = parse_qs(urlsplit(self.path).query)
+                if (resource, sub) != ("resourceclaims", "status"):
+                    return status(415, "UnsupportedMediaType", "server-side apply: only resourceclaims/status in this stand-in")
+                if not q.get("fieldManager", [""])[0]:
+                    return status(400, "BadRequest", "PATCH: fieldManager: Required value: is required for apply patch")
+                res = apply_status_devices(cur, obj, q["fieldManager"][0], q.get("force", [""])[0] == "true", gr, name)
+                if isinstance(res[0], int):
+                    return res
+                obj, owned = res
+                meta = obj["metadata"]
+            elif self.command == "PATCH":
                 obj = merge_patch(cur, obj)
                 meta = obj["metadata"]
             rv = meta.get("resourceVersion")
@@ -472,6 +594,11 @@ class Handler(BaseHTTPRequestHandler):
         if errs:
             return status(422, "Invalid", '%s "%s" is invalid: %s' % (gr, meta.get("name"), "; ".join(errs)),
                           {"causes": [{"message": m} for m in errs]})
+        if self.command != "POST" and owned:	# the apply took: its manager owns what it sent
+            uid, manager, keys = owned
+            for m, o in apply_owners.setdefault(uid, {}).items():
+                o -= keys
+            apply_owners[uid][manager] = keys
         next_rv[0] += 1
         meta["resourceVersion"] = str(next_rv[0])
         if self.command == "POST":	# the server's, whatever the client sent
