@@ -14,8 +14,9 @@
 #    pods' netns reach the container through the manifest's /run/netns mount);
 #  - its DRA driver (a "dra" section in the ConfigMap, nothing else added)
 #    registers through plugins_registry, serves on its socket in
-#    plugins/<driver>, prepares a claim with its CDI spec in the host's
-#    /var/run/cdi and unprepares it (kubelet_dra.py as the kubelet), and
+#    plugins/<driver>, prepares a claim it GETs from the API-server
+#    stand-in in-cluster, with its CDI spec in the host's /var/run/cdi, and
+#    unprepares it (kubelet_dra.py as the kubelet), and
 #    publishes the node's ResourceSlices in-cluster (the service account
 #    kubelet would mount) to an API-server stand-in that validates them;
 #  - the probes' commands pass; with the agent stopped (SIGSTOP) the
@@ -279,9 +280,9 @@ check_eq "DRA: NodeUnprepareResources, the spec gone" \
 	"$(jq -c "[.grpc_error, .claims[\"$U\"].error]" <<<"$out"):$(test -e "$SPEC" || echo gone)" \
 	'[null,""]:gone'
 sed 's/^/# dra: /' "$KP/dra.err" | head -5
-check "  ... the driver read the claim from the API server in-cluster (its GET in the stand-in's log)" \
-	jq -se --arg p "$CLAIMS/trainer-0-nic" 'any(.method == "GET" and .path == $p and .status == 200)' \
-	"$KP/api/requests.log"
+got_claim() { jq -se --arg p "$CLAIMS/trainer-0-nic" \
+	'any(.method == "GET" and .path == $p and .status == 200)' "$KP/api/requests.log" >/dev/null; }
+check "  ... the driver read the claim from the API server in-cluster (its GET in the stand-in's log)" got_claim
 slices() { nsenter --net="$NS" "$RN_BUILD/tools/kube_request" --kubeconfig "$KP/kubeconfig" \
 	GET /apis/resource.k8s.io/v1/resourceslices 2>/dev/null | sed -n 2p; }
 published() { [ "$(slices | jq -r --arg p "$RN_PFX" '[.items[].spec.pool.name] == [$p]')" = true ]; }
