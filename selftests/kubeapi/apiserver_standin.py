@@ -6,7 +6,10 @@ under /apis/GROUP/VERSION/RESOURCE[/NAME] and namespaced ones under
 /apis/GROUP/VERSION/namespaces/NS/RESOURCE[/NAME[/status]], written from those conventions
 (sig-architecture api-conventions.md: metav1.Status answers, resourceVersion
 optimistic concurrency, AlreadyExists/Conflict/NotFound/Invalid), never from
-rdmanet's client. No real API server runs in these tests.
+rdmanet's client. No real API server runs in these tests. Server-side apply
+(PATCH as application/apply-patch+yaml, ?fieldManager=M[&force=true]) of a
+ResourceClaim's status.devices, the list-map DRA drivers write: entries
+owned per field manager, metadata.uid as a precondition (409).
 
   apiserver_standin.py --port-file F [--port N] --cert C --key K [--client-ca CA]
                        [--token-file T] [--log L] [--fail-once-file F]
