@@ -17,6 +17,13 @@
 //                     does not define (other drivers' classes: EXTERNAL)
 //   dra-match         a constraint matches an attribute no device has
 //   dra-capacity      a request asks for a capacity no device has
+//   dra-config        a DeviceClass's or a claim's config.opaque for
+//                     rdma.rdmanet.io whose parameters are not an
+//                     rdma.rdmanet.io/v1alpha1 NetworkConfig as the driver
+//                     takes it (user/lib/dra/claim_config.c: only its keys,
+//                     mode macvlan|ipvlan, ipvlanMode l2|l3|l3s, dscp
+//                     0..63, ippools.ipv4/ipv6 of 1..4 pool names), or a
+//                     claim's config entry naming a request it does not have
 // Exit 1 if anything was found.
 import fs from "node:fs";
 import { createRequire } from "node:module";
@@ -77,6 +84,53 @@ for (const file of files)
 const classes = new Set(docs.filter(([, d]) => d.kind === "DeviceClass").map(([, d]) => d.metadata.name));
 const draFiles = new Set(docs.filter(([, d]) => d.apiVersion.startsWith("resource.k8s.io/")).map(([f]) => f));
 
+// rdmanet's opaque parameters, as user/lib/dra/claim_config.c reads them
+function networkConfigErrors(p) {
+	const errs = [];
+	const keys = ["apiVersion", "kind", "mode", "ipvlanMode", "ippools", "dscp"];
+	if (typeof p !== "object" || p === null || Array.isArray(p))
+		return ["parameters: not an object"];
+	for (const k of Object.keys(p))
+		if (!keys.includes(k))
+			errs.push(`parameters: unknown key "${k}"`);
+	if (p.apiVersion !== "rdma.rdmanet.io/v1alpha1")
+		errs.push(`parameters.apiVersion: "${p.apiVersion}", not rdma.rdmanet.io/v1alpha1`);
+	if (p.kind !== "NetworkConfig")
+		errs.push(`parameters.kind: "${p.kind}", not NetworkConfig`);
+	if (p.mode !== undefined && !["macvlan", "ipvlan"].includes(p.mode))
+		errs.push(`parameters.mode: "${p.mode}", not macvlan|ipvlan`);
+	if (p.ipvlanMode !== undefined && !["l2", "l3", "l3s"].includes(p.ipvlanMode))
+		errs.push(`parameters.ipvlanMode: "${p.ipvlanMode}", not l2|l3|l3s`);
+	if (p.dscp !== undefined && !(Number.isInteger(p.dscp) && p.dscp >= 0 && p.dscp <= 63))
+		errs.push(`parameters.dscp: ${p.dscp}, not an integer 0..63`);
+	if (p.ippools !== undefined) {
+		const fams = Object.keys(p.ippools || {});
+		if (!fams.length)
+			errs.push("parameters.ippools: lists no pool");
+		for (const f of fams) {
+			const l = p.ippools[f];
+			if (!["ipv4", "ipv6"].includes(f))
+				errs.push(`parameters.ippools: unknown key "${f}"`);
+			else if (!Array.isArray(l) || l.length > 4 ||
+				 l.some((n) => typeof n !== "string" || !n.length || n.length > 63))
+				errs.push(`parameters.ippools.${f}: not a list of 1..4 pool names`);
+		}
+	}
+	return errs;
+}
+
+function checkConfig(file, what, config, requests) {
+	(config || []).forEach((c, i) => {
+		for (const r of c.requests || [])
+			if (requests && !requests.includes(r.split("/")[0]))
+				report(file, "dra-config", `${what} config[${i}]: request ${r} is not one of the claim's`);
+		if (c.opaque?.driver !== DRIVER)
+			return;
+		for (const m of networkConfigErrors(c.opaque.parameters))
+			report(file, "dra-config", `${what} config[${i}].opaque.${m}`);
+	});
+}
+
 const ATTR = /device\.(attributes|capacity)\["([^"]+)"\]\.([A-Za-z0-9_]+)(\s*==\s*"([^"]*)")?/g;
 for (const [file, d] of docs) {
 	if (!draFiles.has(file))
@@ -96,9 +150,13 @@ for (const [file, d] of docs) {
 			}
 		}
 	}
+	if (d.kind === "DeviceClass")
+		checkConfig(file, `DeviceClass ${d.metadata.name}`, d.spec?.config, null);
 	const spec = d.kind === "ResourceClaimTemplate" ? d.spec?.spec : d.kind === "ResourceClaim" ? d.spec : null;
 	if (!spec)
 		continue;
+	checkConfig(file, `${d.kind} ${d.metadata.name}`, spec.devices?.config,
+		    (spec.devices?.requests || []).map((r) => r.name));
 	for (const r of spec.devices?.requests || []) {
 		const ex = r.exactly || {};
 		if (ex.deviceClassName && !classes.has(ex.deviceClassName) && !EXTERNAL.has(ex.deviceClassName))

@@ -90,7 +90,7 @@ check_eq "DRA: DeviceClasses, claim templates and pods valid for 1.34, naming on
 	"$rc" 0
 check_eq "  ... the checker saw the classes, the templates and the slices" \
 	"$(cat "$WORK/rendered-dra.yaml" "$RN_SRC"/deploy/examples/dra-*.yaml | grep -cE '^kind: (DeviceClass|ResourceClaimTemplate)$') $(jq length "$WORK/dra-slices.json")" \
-	"4 1"
+	"5 1"
 # each rule fires: the shipped files broken one way per rule
 dra_broken() {	# RULE SED-EXPR: the files through SED-EXPR fail with RULE
 	local f out
@@ -106,6 +106,9 @@ dra_broken dra-value 's/== "vf"/== "VF"/'
 dra_broken dra-class 's/deviceClassName: rdma-vf.rdmanet.io/deviceClassName: rdma-vf.example.com/'
 dra_broken dra-match 's|matchAttribute: resource.kubernetes.io/pcieRoot|matchAttribute: resource.kubernetes.io/pciRoot|'
 dra_broken dra-capacity 's/requests: { pods: "1" }/requests: { vfs: "1" }/'
+dra_broken dra-config 's/kind: NetworkConfig/kind: NetworkConf/'
+dra_broken dra-config 's/dscp: 26/dscp: 64/'
+dra_broken dra-config 's/requests: \["nic"\]/requests: ["nics"]/'
 
 check "the DaemonSet is not privileged" \
 	bash -c '! grep -q "privileged: true" "$0"' "$RN_SRC/deploy/base/rdmanetd-daemonset.yaml"
