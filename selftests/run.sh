@@ -116,10 +116,25 @@ for t in "${vm[@]}"; do
 	[[ " ${ordered[*]} " == *" $t "* ]] || ordered+=("$t")
 done
 
+# What the VM tests boot is downloaded and unpacked beside the other tests
+# (vm/lib/prefetch.sh), not on the VM lanes: the 6.12 kernel (every VM
+# test), the 6.1 kernel (test_datapath_kernels), qemu 10 (test_sriov_vm).
+VM_PREFETCH="6.12 6.1 qemu10"
+prefetch_pid=
+if [ ${#vm[@]} -gt 0 ] && [ ${#serial[@]} -gt 0 ]; then
+	# shellcheck disable=SC2086 # a list of words
+	selftests/vm/lib/prefetch.sh $VM_PREFETCH >"$LOGDIR/vm-prefetch.log" 2>&1 &
+	prefetch_pid=$!
+fi
+
 for t in "${serial[@]}"; do
 	run_one "$t"
 	collect "$t"
 done
+
+if [ -n "$prefetch_pid" ] && ! wait "$prefetch_pid"; then
+	echo "# vm-prefetch: not everything was prepared ($LOGDIR/vm-prefetch.log); the VM tests prepare again"
+fi
 
 declare -A running=()
 for t in "${ordered[@]}"; do
