@@ -222,4 +222,20 @@ check "stand-in: an interface name over 256 bytes is refused" \
 check "stand-in: a replaced claim's UID is a 409" \
 	grep -q '^409 .*Precondition failed' <<<"$(bad_apply '.metadata.uid = "00000000-0000-4000-8000-000000000000"')"
 check_eq "... and none of these changed the claim" "$(ours)" "$P1"
+
+# --- DEL without the netns, GC: the record goes with the attachment -----------------------
+ns3=$(pod p3b)
+cni ADD c-p3 "$ns3" $POD3
+check_eq "pod 3 attached again" "$?" 0
+ip netns del "$RN_PFX-p1"
+cni DEL c-p1 "" $POD1
+check_eq "pod 1's DEL without its netns (gone)" "$?" 0
+P3=$(pod_data p3b)
+wait_ours "... its entry gives way to pod 3's" "$P3"
+jq '. + {"cni.dev/valid-attachments": []}' "$RN_TMP/nic.json" >"$RN_TMP/gc.json"
+rn_in_node env -i CNI_COMMAND=GC CNI_PATH=/usr/lib/cni RDMANET_CONFIG="$CONFIG" \
+	"$RN_BUILD/bin/rdmanet" <"$RN_TMP/gc.json" >"$RN_TMP/out.json" 2>"$RN_TMP/err.log"
+check_eq "GC with no attachment valid" "$?" 0
+check_eq "... no record left" "$(ls "$DRA_STATE/networks" | grep -c '\.json$')" 0
+wait_ours "... and the claim has no entry of this driver left" '[]'
 tap_done
