@@ -39,11 +39,11 @@ entry() {
 	jq -nc --arg s "$1" --argjson p "$PARAMS" --argjson x "$2" --argjson r "${3:-[]}" \
 		'{source: $s, requests: $r, opaque: {driver: "rdma.rdmanet.io", parameters: ($p + $x)}}'
 }
-# claim N POD CONFIG_JSON: claim cN (UID ...N), HCA port mlx5-0-port1 for
-# request nic, reserved for POD, with that allocation config
+# claim N POD CONFIG_JSON [DEVICE]: claim cN (UID ...N), DEVICE (HCA port
+# mlx5-0-port1) for request nic, reserved for POD, with that allocation config
 claim() {
 	local u=c0c0c0c0-0000-4000-8000-00000000000$1 f=$DRA_CLAIMS/default/c$1.json
-	dra_claim default "c$1" "$u" "[$(dra_result nic mlx5-0-port1)]" "$2"
+	dra_claim default "c$1" "$u" "[$(dra_result nic "${4:-mlx5-0-port1}")]" "$2"
 	jq --argjson c "$3" '.status.allocation.devices.config = $c' "$f" >"$f.tmp" && mv "$f.tmp" "$f"
 	echo "$u"
 }
@@ -199,4 +199,16 @@ bad "[$(jq -c '.opaque.parameters.apiVersion = "rdma.rdmanet.io/v2"' <<<"$(entry
 	"an unknown apiVersion" 'parameters.apiVersion: expected "rdma.rdmanet.io/v1alpha1"'
 bad "[$(jq -c '.source = "FromPod"' <<<"$(entry FromClaim '{}')")]" "source FromPod" \
 	'status.allocation.devices.config[0].source: expected one of'
+# a mode for a VF (exclusive mode has no child link): refused before the VF is held
+U8=$(claim 8 a8000000-0000-4000-8000-000000000008 "[$(entry FromClass '{"mode": "macvlan"}')]" vf-0000-3b-00-2)
+check_eq "a VF claim whose class config says mode macvlan: refused, naming the device and mode" \
+	"$(prepared 8 "$U8")" \
+	'claim default/c8: device vf-0000-3b-00-2 of request nic is a VF (exclusive): its config'"'"'s mode "macvlan" is for an HCA port'"'"'s child link'
+check_eq "... the VF not held, nothing recorded, no CDI spec" \
+	"$(test -e "$DRA_HOLDS/sriov/0000:3b:00.2.json" && echo held)/$(jq -c ".claims | has(\"$U8\")" "$DRA_STATE/prepared.json")/$(test -e "$(dra_spec "$U8")" && echo spec)" \
+	"/false/"
+U8B=$(claim 8 a8000000-0000-4000-8000-000000000008 "[$(entry FromClass '{"dscp": 26}')]" vf-0000-3b-00-2)
+check_eq "... the same VF claim with a DSCP only: prepared, the VF held" \
+	"$(prepared 8 "$U8B")/$(test -e "$DRA_HOLDS/sriov/0000:3b:00.2.json" && echo held)" "/held"
+dra_unprepare v1.DRAPlugin "default/c8/$U8B" >/dev/null
 tap_done
