@@ -87,6 +87,9 @@ cni ADD "$RN_TMP/net.json" c-p1 "$ns" p1 $P1
 check_eq "... ADD with a network whose pool is net-v4: done" "$(answer)" "[null,null]"
 check "... the pod's address is from claim-v4 (10.79.0.0/24), not the network's" \
 	grep -q '^\["10\.79\.0\.[0-9]*"\]$' <<<"$(addrs p1)"
+jq --slurpfile r "$RN_TMP/out.json" '. + {prevResult: $r[0]}' "$RN_TMP/net.json" >"$RN_TMP/net.check"
+cni CHECK "$RN_TMP/net.check" c-p1 "$ns" p1 $P1
+check_eq "... CHECK finds it as ADD made it (the claim's pool again)" "$?" 0
 cni DEL "$RN_TMP/net.json" c-p1 "$ns" p1 $P1
 check_eq "... DEL: nothing left" "$(left p1)" "$NOTHING"
 
