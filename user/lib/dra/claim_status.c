@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "dra/claim_status.h"
 #include "dra/internal.h"
@@ -35,6 +37,9 @@ struct dra_claim_status {
 	int n, cap;
 	bool dirty;		/* the set of claims changed: save it */
 	int last_err;		/* logged already: -errno, 0 none */
+	/* the records' directory as last listed, when its mtime had settled */
+	bool seen;
+	struct timespec seen_mtime;
 };
 
 /* --- the body --------------------------------------------------------- */
@@ -222,15 +227,41 @@ static void save(struct dra_claim_status *cs)
 
 /* --- a pass ------------------------------------------------------------ */
 
+/* Whether the records may have changed since they were last listed: every
+ * record written (renamed in) or removed moves the mtime of their directory
+ * (<state_dir>/networks, attachment.c), so a pass with nothing new costs
+ * one stat, not a read of every pod's record. An mtime is trusted only once
+ * it is two seconds old: two changes within one timestamp tick, one of them
+ * after the listing, would leave it as it was. */
+static bool records_changed(struct dra_claim_status *cs)
+{
+	char dir[PATH_MAX];
+	struct timespec m = { 0 };
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%.4000s/networks", cs->cfg.state_dir);
+	if (!stat(dir, &st))
+		m = st.st_mtim;		/* none: no record, mtime 0 */
+	if (cs->seen && m.tv_sec == cs->seen_mtime.tv_sec && m.tv_nsec == cs->seen_mtime.tv_nsec)
+		return false;
+	cs->seen = time(NULL) - m.tv_sec >= 2;
+	cs->seen_mtime = m;
+	return true;
+}
+
 /* what each claim of the records should say now */
 static int wanted(struct dra_claim_status *cs, struct rn_error *e)
 {
 	struct rn_dra_attachment *atts;
 	int n, err;
 
+	if (!records_changed(cs))
+		return 0;	/* each claim's want as it was */
 	err = rn_dra_attachment_list(cs->cfg.state_dir, &atts, &n, e);
-	if (err)
+	if (err) {
+		cs->seen = false;
 		return err;
+	}
 	for (int i = 0; i < cs->n; i++) {
 		json_decref(cs->claims[i].want);
 		cs->claims[i].want = NULL;
