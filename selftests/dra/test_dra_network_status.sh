@@ -42,8 +42,12 @@ POD1=a1a1a1a1-0000-4000-8000-000000000001
 POD2=a2a2a2a2-0000-4000-8000-000000000002
 POD3=a3a3a3a3-0000-4000-8000-000000000003
 GPU=$(dra_result gpu gpu-0 gpu.example.com gpu-pool)
+# the port is shared through consumable capacity: its allocation is a
+# share, with a shareID the status entry must carry (the entry's key)
+SHARE=5a5a5a5a-0000-4000-8000-00000000005a
+NIC=$(dra_result nic mlx5-0-port1 | jq -c --arg s "$SHARE" '. + {shareID: $s}')
 CLAIMS=/apis/resource.k8s.io/v1/namespaces/default/resourceclaims
-U1=$(dra_claim_api default nic1 "[$(dra_result nic mlx5-0-port1), $GPU]" "$POD1 $POD3")
+U1=$(dra_claim_api default nic1 "[$NIC, $GPU]" "$POD1 $POD3")
 U2=$(dra_claim_api default vf1 "[$(dra_result nic vf-0000-3b-00-2)]" "$POD2")
 out=$(dra_prepare v1.DRAPlugin default/nic1/$U1 default/vf1/$U2)
 check_eq "a shared port claim (with a GPU beside) and a VF claim prepared" \
@@ -81,8 +85,8 @@ ours() { claim "$@" | jq -cS '[.status.devices[]? | select(.driver == "rdma.rdma
 gpu() { claim | jq -c '[.status.devices[]? | select(.driver == "gpu.example.com") | .data]'; }
 # what the pod's netns says its net1 is, as networkData
 pod_data() {
-	ip -n "$RN_PFX-$1" -j addr show net1 | jq -cS '.[0] | [{driver: "rdma.rdmanet.io",
-		pool: "node-a", device: "mlx5-0-port1", networkData: {interfaceName: .ifname,
+	ip -n "$RN_PFX-$1" -j addr show net1 | jq -cS --arg s "$SHARE" '.[0] | [{driver: "rdma.rdmanet.io",
+		pool: "node-a", device: "mlx5-0-port1", shareID: $s, networkData: {interfaceName: .ifname,
 		hardwareAddress: .address, ips: [.addr_info[] | select(.scope == "global")
 		| "\(.local)/\(.prefixlen)"]}}]'
 }
@@ -103,7 +107,7 @@ ns1=$(pod p1)
 cni ADD c-p1 "$ns1" $POD1
 check_eq "pod 1 attached from the shared port claim" "$?" 0
 P1=$(pod_data p1)
-wait_ours "within seconds: status.devices has the port with pod 1's interface, IPs and MAC (as its netns has them)" "$P1"
+wait_ours "within seconds: status.devices has the port (its share) with pod 1's interface, IPs and MAC (as its netns has them)" "$P1"
 check_eq "... both its addresses, IPv4 and IPv6, as CIDRs" "$(jq '.[0].networkData.ips | length' <<<"$P1")" 2
 check_eq "... the GPU driver's entry is still there" "$(gpu)" '[{"uuid":"GPU-0000"}]'
 check "... the record the CNI left for the agent names the claim" \
@@ -155,7 +159,7 @@ wait_ours "the API server back: the pod's networkData written" "$P1"
 # --- a replaced claim (deleted, created again under its name): never written ------------
 OLD_U1=$U1
 dra_kube DELETE "$CLAIMS/nic1" >/dev/null
-U1=$(dra_claim_api default nic1 "[$(dra_result nic mlx5-0-port1), $GPU]" "$POD1 $POD3")
+U1=$(dra_claim_api default nic1 "[$NIC, $GPU]" "$POD1 $POD3")
 cni ADD c-p3 "$ns3" $POD3	# still the old claim's, as prepared
 cni DEL c-p1 "$ns1" $POD1	# the old claim's entry would name pod 3 now
 sleep 3
@@ -216,6 +220,9 @@ check "stand-in: an address without its prefix is refused (422, the server's mes
 check "stand-in: a device not allocated to the claim is refused" \
 	grep -q '^422 .*must be an allocated device in the claim' \
 	<<<"$(bad_apply '.status.devices[0].device = "mlx5-1-port1"')"
+check "stand-in: a shared device's entry without its share's shareID is refused (no such allocated device)" \
+	grep -q '^422 .*"rdma.rdmanet.io/node-a/mlx5-0-port1": must be an allocated device in the claim' \
+	<<<"$(bad_apply '.status.devices[0] |= del(.shareID)')"
 check "stand-in: an interface name over 256 bytes is refused" \
 	grep -q '^422 .*networkData.interfaceName: Too long: may not be more than 256 bytes' \
 	<<<"$(bad_apply ".status.devices[0].networkData.interfaceName = \"$(printf 'x%.0s' $(seq 257))\"")"

@@ -18,8 +18,8 @@
 #define BACKOFF_FIRST_MS 1000
 #define BACKOFF_MAX_MS 5000
 #define WRITES_PER_PASS 8
-#define CLAIMS_PATH "/apis/resource.k8s.io/v1/namespaces/%s/resourceclaims/%s/status" \
-	"?fieldManager=%s&force=true"
+#define CLAIM_PATH "/apis/resource.k8s.io/v1/namespaces/%s/resourceclaims/%s"
+#define STATUS_QUERY "/status?fieldManager=%s&force=true"
 
 struct cs_claim {
 	char uid[RN_DRA_UID_LEN];
@@ -291,21 +291,69 @@ static void log_failure(struct dra_claim_status *cs, const struct rn_error *e)
 	cs->last_err = e->code;
 }
 
+/* A device shared through consumable capacity (allowMultipleAllocations)
+ * is allocated as a share, with a shareID in the allocation result, and
+ * status.devices is keyed by driver/pool/device/shareID: an entry must
+ * carry its result's shareID, or it names no allocated device (422). The
+ * record does not hold it (the allocation is the claim's): it is read from
+ * the claim itself. sent: a copy of body with them. */
+static int with_share_ids(struct rn_kube *k, const char *claim_path, json_t *body, json_t **sent,
+			  struct rn_error *e)
+{
+	json_t *devs = json_object_get(json_object_get(body, "status"), "devices"), *d, *results;
+	struct rn_kube_reply r;
+	size_t i, j;
+	int err;
+
+	*sent = json_deep_copy(body);
+	if (!*sent)
+		return rn_fail(e, -ENOMEM, "out of memory");
+	if (!json_array_size(devs))
+		return 0;	/* removing ours: keyed by what the server holds */
+	err = rn_kube_request(k, "GET", claim_path, NULL, &r, e) ?:
+	      rn_kube_check(&r, "get the claim for its shareIDs", e);
+	results = json_object_get(json_object_get(json_object_get(json_object_get(r.body, "status"),
+								  "allocation"), "devices"),
+				  "results");
+	devs = json_object_get(json_object_get(*sent, "status"), "devices");
+	json_array_foreach(devs, i, d) {
+		json_t *x;
+
+		json_array_foreach(results, j, x) {
+			const char *share = json_string_value(json_object_get(x, "shareID"));
+
+			if (share && json_equal(json_object_get(x, "driver"), json_object_get(d, "driver")) &&
+			    json_equal(json_object_get(x, "pool"), json_object_get(d, "pool")) &&
+			    json_equal(json_object_get(x, "device"), json_object_get(d, "device"))) {
+				json_object_set_new(d, "shareID", json_string(share));
+				break;
+			}
+		}
+	}
+	rn_kube_reply_free(&r);
+	return err;
+}
+
 /* the server's answer to claim c's write of body: 0 written, 1 dropped,
  * < 0 to retry (-ECONNREFUSED etc.: the server is unreachable) */
 static int write_one(struct dra_claim_status *cs, struct rn_kube *k, struct cs_claim *c,
 		     json_t *body, struct rn_error *e)
 {
-	char path[1024], what[512];
-	struct rn_kube_reply r;
+	char claim[768], path[1024], what[512];
+	struct rn_kube_reply r = { 0 };
+	json_t *sent;
 	int err;
 
-	snprintf(path, sizeof(path), CLAIMS_PATH, c->ns, c->name, cs->cfg.driver);
+	snprintf(claim, sizeof(claim), CLAIM_PATH, c->ns, c->name);
+	snprintf(path, sizeof(path), "%s" STATUS_QUERY, claim, cs->cfg.driver);
 	snprintf(what, sizeof(what), "apply status of ResourceClaim %s/%s (%s)", c->ns, c->name,
 		 c->uid);
-	err = rn_kube_apply(k, path, body, &r, e);
+	err = with_share_ids(k, claim, body, &sent, e);
 	if (!err)
-		err = rn_kube_check(&r, what, e);
+		err = rn_kube_apply(k, path, sent, &r, e) ?: rn_kube_check(&r, what, e);
+	else
+		rn_fail_wrap(e, "%s", what);
+	json_decref(sent);
 	rn_kube_reply_free(&r);
 	switch (err) {
 	case 0:
