@@ -14,7 +14,10 @@
  * GPU driver's) alone, where a merge patch would replace the list whole.
  * metadata.uid makes the write of a claim deleted and created again under
  * its name a 409, not a write into the wrong claim. An apply without
- * entries removes the ones this manager wrote (the last pod gone).
+ * entries removes the ones this manager wrote (the last pod gone). A
+ * device allocated as a share (consumable capacity) has a shareID in the
+ * claim's allocation result, part of the entry's key: read from the claim
+ * (a GET) before each write with entries.
  *
  * A shared HCA port claim reserved for several pods has one device entry
  * and one interface per pod: the entry names the pod attached first (the
