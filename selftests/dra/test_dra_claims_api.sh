@@ -22,8 +22,11 @@ dra_api_start "$API" || { tap_fail "the API-server stand-in starts ($(tail -n 2 
 dra_config "$RN_TMP/config.json" '"slices": { "publish": false }'
 
 check "agent starts with claims from the API server" rn_agent_start "$RN_TMP/config.json"
+# wait_for COMMAND...: until it succeeds (20 s at most; the driver logs
+# its start line after its thread runs, so after the agent is up)
+wait_for() { for _ in $(seq 200); do "$@" && return 0; sleep 0.1; done; return 1; }
 check "... and says where claims come from" \
-	grep -q "claims from the API server ($DRA_KUBECONFIG)" "$RN_TMP/agent.log"
+	wait_for grep -q "claims from the API server ($DRA_KUBECONFIG)" "$RN_TMP/agent.log"
 reg=$(dra_kubelet register --registry "$DRA_KUBELET/plugins_registry" --driver "$DRA_DRIVER")
 check_eq "registered with the kubelet stand-in" "$(jq -r .error <<<"$reg")" null
 
