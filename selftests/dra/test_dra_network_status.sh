@@ -245,4 +245,22 @@ rn_in_node env -i CNI_COMMAND=GC CNI_PATH=/usr/lib/cni RDMANET_CONFIG="$CONFIG" 
 check_eq "GC with no attachment valid" "$?" 0
 check_eq "... no record left" "$(ls "$DRA_STATE/networks" | grep -c '\.json$')" 0
 wait_ours "... and the claim has no entry of this driver left" '[]'
+
+# --- a claim gone from the API server: dropped, not retried ---------------------------------
+ns3=$(pod p3c)
+cni ADD c-p3 "$ns3" $POD3
+P3=$(pod_data p3c)
+wait_ours "pod 3 attached once more: written" "$P3"
+dra_kube DELETE "$CLAIMS/nic1" >/dev/null
+cni DEL c-p3 "$ns3" $POD3
+for _ in $(seq 50); do
+	grep -q "nic1 ($U1): not written: .*404" "$RN_TMP/agent.log" && break
+	sleep 0.2
+done
+n=$(applies)
+sleep 3
+check_eq "the claim deleted at the API server, its pod's DEL: one 404, then no more writes" \
+	"$(grep -c "nic1 ($U1): not written: .*404" "$RN_TMP/agent.log") $(applies)" "1 $n"
+check "... and the agent forgot the claim" \
+	jq -e --arg u "$U1" '.claims | has($u) | not' "$DRA_STATE/claim-status.json" >/dev/null
 tap_done
