@@ -19,6 +19,16 @@ guest_main() {
 	RN_TMP=/tmp/dp
 	mkdir -p $RN_TMP
 	. "$RN_SRC/selftests/devplugin/lib.sh"
+	# lib.sh's dp_wait counts 0.1 s steps, each a jq run: most of a second
+	# under TCG, back to back, taking the CPU the agent being waited for
+	# needs. Here the same bound (10 steps a second) is in real seconds and
+	# vm_wait_until paces the checks.
+	dp_seen() { [ -n "$(dp_lines | jq -c "select($1)" 2>/dev/null | head -1)" ]; }
+	dp_wait() {
+		vm_wait_until $((${2:-20} * 10)) dp_seen "$1" && return 0
+		echo "# timed out waiting for: $1"
+		return 1
+	}
 	DP_LOG=$VM_OUT/kubelet.log
 	local RES=rdma/rxe_shared
 

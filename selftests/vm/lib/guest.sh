@@ -10,8 +10,8 @@
 #   vm_get KEY [TIMEOUT]            print a value the other node published
 #   vm_wait_listen PORT [TIMEOUT]   wait until a local TCP socket listens on PORT
 #   vm_wait_peer [TIMEOUT]          wait until the peer answers ping over the wire
-#   vm_wait_until TIMEOUT CMD...    poll CMD every 0.1 s until it succeeds
-#                                   (the wait in between forks nothing)
+#   vm_wait_until TIMEOUT CMD...    poll CMD until it succeeds, pausing twice
+#                                   as long as CMD took (0.1-2 s, no fork)
 #   vm_capture_start FILE [FILTER...]  tcpdump on $VM_IFACE into FILE (VM-local),
 #                                   returns once it is capturing
 #   vm_capture_stop FILE EXPECTED   wait until FILE holds EXPECTED packets, stop,
@@ -56,15 +56,23 @@ vm__nap() {
 	return 0
 }
 
+# Between two checks it pauses twice as long as the check took, 0.1 s to
+# 2 s: a check that execs jq takes most of a second under TCG, and checks
+# back to back would take most of the guest's one CPU from what they wait
+# for (an agent attaching, a plugin registering). All builtins.
 vm_wait_until() {
-	local timeout=$1 deadline
+	local timeout=$1 deadline t0 nap
 	shift
 	deadline=$((SECONDS + timeout))
-	while ! "$@"; do
+	while :; do
+		t0=${EPOCHREALTIME/./}
+		"$@" && return 0
 		if [ $SECONDS -ge $deadline ]; then
 			return 1
 		fi
-		vm__nap 0.1
+		nap=$((2 * (${EPOCHREALTIME/./} - t0)))
+		nap=$((nap < 100000 ? 100000 : nap > 2000000 ? 2000000 : nap))
+		vm__nap "$((nap / 1000000)).$(printf '%06d' $((nap % 1000000)))"
 	done
 }
 
