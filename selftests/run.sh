@@ -94,12 +94,16 @@ collect() {
 }
 
 # The VM tests run RN_VM_JOBS at a time (default: one per core, at most 2).
-# Each guest is one TCG vCPU, a single host thread, so one VM test keeps
-# one core busy and leaves the other idle; two side by side use both. The
+# Each guest is one TCG vCPU, a single host thread, so a one-node VM test
+# keeps one core busy and leaves the other idle; two side by side use both. The
 # VM library is made for it: one preparer per kernel cache (flock), random
 # loopback ports for the guests' wires, a run directory per test and PID.
-# The longest ones start first so the two lanes end close together.
-VM_LONG_FIRST="sriov_vm datapath_kernels upgrade_vm two_nodes devplugin_rxe"
+# Longest first (the fresh root's times), so the two lanes end close
+# together; a test not listed follows in name order. A pair test is two
+# guests, two busy host threads, so the lanes share the cores unevenly
+# anyway: the order only keeps a long test from starting last.
+VM_LONG_FIRST="two_nodes sriov_vm datapath_kernels upgrade_vm devplugin_rxe rdma_dev datapath_vlan
+rdma_traffic cni_ipvlan deploy_mounts vm_testbed"
 vm_jobs=${RN_VM_JOBS:-$(nproc 2>/dev/null || echo 1)}
 [ "$vm_jobs" -ge 1 ] 2>/dev/null || vm_jobs=1
 [ "$vm_jobs" -le 2 ] || vm_jobs=2
