@@ -129,6 +129,29 @@ check_eq "... the next call succeeds (the client reconnects)" \
 	"$(jq -c "[.grpc_error, .claims[\"$U6\"].error, .claims[\"$U6\"].devices[0].device]" <<<"$out")" \
 	'[null,"","mlx5-1-port1"]'
 
+# an API server that accepts connections and never answers: the first
+# claim's GET times out (10 s), the call's other claims are not asked
+# (else a call of 5 claims would outlast kubelet's 45 s)
+standin_stop
+# (nsenter execs python: $! is the listener itself)
+nsenter --net=/run/netns/"$RN_NODE" python3 -c 'import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(64); time.sleep(120)' "$STANDIN_PORT" &
+HOLE=$!
+for _ in $(seq 50); do
+	rn_in_node ss -Hltn "sport = :$STANDIN_PORT" | grep -q . && break
+	sleep 0.1
+done
+out=$(dra_prepare v1.DRAPlugin default/s1/$(cat /proc/sys/kernel/random/uuid) \
+	default/s2/$(cat /proc/sys/kernel/random/uuid) default/s3/$(cat /proc/sys/kernel/random/uuid))
+check "API server silent: the first claim's GET timed out, kubelet tries again" \
+	grep -q "the API server .* cannot be reached (.*); kubelet tries again" \
+	<<<"$(jq -r '[.claims[].error] | map(select(test("claim default/s[123]: the API")))[0]' <<<"$out")"
+check_eq "... the call's other claims not asked (each would time out too)" \
+	"$(jq -r '[.claims[].error | select(test("not asked: the API server .* did not answer just now"))] | length' <<<"$out")" 2
+kill "$HOLE" 2>/dev/null; wait "$HOLE" 2>/dev/null
+check "the stand-in up again" standin_restart "$API"
+
 out=$(dra_unprepare v1.DRAPlugin default/vf2/$U5 default/later/$U6)
 check_eq "unprepared: nothing left at all (no spec, no hold, no record)" \
 	"$(jq -c '[.claims[].error]' <<<"$out") $(ls "$DRA_CDI" | wc -l) $(ls "$DRA_HOLDS/sriov/"*.json 2>/dev/null | wc -l) $(jq -c .claims "$DRA_STATE/prepared.json")" \

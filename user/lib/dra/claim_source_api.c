@@ -14,13 +14,16 @@
  *
  * Time: rn_kube_request gives up on a request after 10 s (connect and
  * whole answer, KUBE_TIMEOUT_MS in kube_client.c); kubelet gives the whole
- * NodePrepareResources call 45 s, so a pod's few claims are answered in
- * time even by an API server that does not answer at all. */
+ * NodePrepareResources call 45 s. Once a request timed out, the claims
+ * asked for in the next 2 s (the rest of that call) fail at once with that
+ * error, so a call of any number of claims is answered in time even by an
+ * API server that does not answer at all. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dns_name.h"
 #include "dra/dra.h"
@@ -31,7 +34,23 @@ struct api_source {
 	pthread_mutex_t lock;			/* over kube and its requests */
 	struct rn_kube *kube;			/* NULL until the first claim */
 	char kubeconfig[PATH_MAX];		/* "": $KUBECONFIG, else in-cluster */
+	/* a request to the API server timed out: until this CLOCK_MONOTONIC
+	 * second the other claims of kubelet's call fail at once with the
+	 * same error, so that a call of many claims is not N timeouts long
+	 * (a refused connection fails at once by itself) */
+	time_t unreachable_until;
+	struct rn_error unreachable;
 };
+
+#define UNREACHABLE_HOLD_S 2
+
+static time_t now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
 
 /* An answer that is not the claim, as kubelet's per-claim error: what the
  * operator has to do, and that kubelet tries again. */
@@ -71,9 +90,19 @@ static int fetch(struct api_source *s, const char *path, const char *ns, const c
 	    rn_kube_open(&s->kube, s->kubeconfig[0] ? s->kubeconfig : NULL, NULL, &ke))
 		return rn_fail(e, ke.code, "claim %s/%s: no client for the API server: %s", ns,
 			       name, ke.msg);
-	if (rn_kube_request(s->kube, "GET", path, NULL, r, &ke))
+	if (now_s() < s->unreachable_until)
+		return rn_fail(e, s->unreachable.code, "claim %s/%s: not asked: %s", ns, name,
+			       s->unreachable.msg);
+	if (rn_kube_request(s->kube, "GET", path, NULL, r, &ke)) {
+		if (ke.code == -ETIMEDOUT) {
+			rn_fail(&s->unreachable, ke.code, "the API server %s did not answer just "
+				"now (%s); kubelet tries again", rn_kube_server(s->kube), ke.msg);
+			s->unreachable_until = now_s() + UNREACHABLE_HOLD_S;
+		}
 		return rn_fail(e, ke.code, "claim %s/%s: the API server %s cannot be reached (%s); "
 			       "kubelet tries again", ns, name, rn_kube_server(s->kube), ke.msg);
+	}
+	s->unreachable_until = 0;
 	if (r->status != 200) {
 		int err = answer_error(s, r, ns, name, e);
 
