@@ -36,6 +36,10 @@ pf_name() {
 
 vf_pci() { basename "$(readlink "/sys/class/net/$PF/device/virtfn$1")"; }
 vf_netdev() { ls "/sys/bus/pci/devices/$1/net" 2>/dev/null | head -n 1; }
+# conditions for vm_wait_until, looked at again at each check (an argument
+# "$(vf_netdev ...)" would be expanded once, before the wait)
+vf_has_netdev() { [ -n "$(vf_netdev "$1")" ]; }
+no_netns() { [ -z "$(ip netns list)" ]; }
 
 node_config() {	# node_config FILE IS_RDMA
 	cat >"$1" <<JSON
@@ -100,7 +104,7 @@ setup_vfs() {
 		echo igbvf >"/sys/bus/pci/devices/$pci/driver_override"
 		echo "$pci" >/sys/bus/pci/drivers/igbvf/bind
 	done
-	vm_wait_until 20 test -n "$(vf_netdev "$(vf_pci 1)")"
+	vm_wait_until 20 vf_has_netdev "$(vf_pci 1)"
 	VF0=$(vf_pci 0)
 	VF1=$(vf_pci 1)
 	check "both VFs have netdevs under igbvf" test -n "$(vf_netdev "$VF0")" -a -n "$(vf_netdev "$VF1")"
@@ -330,7 +334,7 @@ netns_gone() {
 	check_eq "ADD for a pod whose netns will die" $rc 0
 	[ $rc = 0 ] || sed 's/^/# /' /tmp/gone-add.out
 	ip netns del srgone
-	vm_wait_until 20 test -n "$(vf_netdev "$VF1")"
+	vm_wait_until 20 vf_has_netdev "$VF1"
 	name=$(vf_netdev "$VF1")
 	check "the kernel returned the VF netdev to the host (as $name)" test -n "$name"
 	"$RN_BUILD/bin/rdmanetd" --once --config /tmp/node.json 2>/tmp/sweep.log
@@ -386,7 +390,7 @@ slow_teardown() {
 	check "  ... and the hold is still there" test -e "$CNI_STATE/sriov/$VF1.json"
 	kill "$holder"
 	wait "$holder" 2>/dev/null
-	vm_wait_until 20 test -n "$(vf_netdev "$VF1")"
+	vm_wait_until 20 vf_has_netdev "$VF1"
 	check "the netns dies: the kernel returns the VF netdev (as $(vf_netdev "$VF1"))" test -n "$(vf_netdev "$VF1")"
 	"$RN_BUILD/bin/rdmanetd" --once --config /tmp/node.json 2>/tmp/slow-sweep.log
 	sed 's/^/# agent: /' /tmp/slow-sweep.log | grep sweep
@@ -426,7 +430,7 @@ killed_mid_add() {	# killed_mid_add POINT DEL|GC
 rdma_move() {
 	local before
 	before=$(pf_state)
-	vm_wait_until 20 test -z "$(ip netns list)"
+	vm_wait_until 20 no_netns
 	rdma system set netns exclusive 2>&1 | sed 's/^/# rdma: /'
 	check_eq "RDMA netns mode exclusive" "$(rdma system show | grep -o 'netns [a-z]*')" \
 		"netns exclusive"
