@@ -137,11 +137,40 @@ vm__kernel_boot_image() {
 	fi
 }
 
+# What apt's answers depend on: its package lists and sources. Without a
+# pkgcache.bin (none here) every apt-cache call parses all the lists, 1-2 s
+# of CPU, and each VM test asked three times for the same answer.
+vm__apt_state() {
+	stat -c '%n %Y %s' /var/lib/apt/lists/*Packages* /etc/apt/sources.list \
+		/etc/apt/sources.list.d/* /etc/apt/preferences /etc/apt/preferences.d/* 2>/dev/null |
+		sha256sum | cut -c1-16
+}
+
+# vm__kernel_pick_version SERIES: "PACKAGE VERSION" apt would fetch, kept in
+# the cache (.pick-SERIES) with the apt state it came from; asked again
+# when the lists or sources change or VM_KERNEL_PKG is set.
+vm__kernel_pick_version() {
+	local series=$1 pick=$VM_CACHE/kernel/.pick-$1 state s pkg ver
+	state=$(vm__apt_state)
+	if [ -z "${VM_KERNEL_PKG:-}" ] && [ -f "$pick" ] && read -r s pkg ver <"$pick" &&
+		[ "$s" = "$state" ] && [ -n "$ver" ]; then
+		echo "$pkg $ver"
+		return 0
+	fi
+	pkg=$(vm_kernel_pick "$series") || return 1
+	[ -n "$pkg" ] || return 1
+	ver=$(apt-cache policy "$pkg" 2>/dev/null | awk '/^  Candidate:/ { print $2 }')
+	echo "$pkg $ver"
+	if [ -z "${VM_KERNEL_PKG:-}" ] && [ -n "$ver" ] && [ "$ver" != "(none)" ]; then
+		mkdir -p "$VM_CACHE/kernel" && echo "$state $pkg $ver" >"$pick.tmp" && mv "$pick.tmp" "$pick"
+	fi
+	return 0
+}
+
 vm_kernel_fetch() {
-	local series=$1 pkg ver="" dir
-	pkg=$(vm_kernel_pick "$series")
+	local series=$1 pkg="" ver="" dir
+	read -r pkg ver <<<"$(vm__kernel_pick_version "$series")"
 	if [ -n "$pkg" ]; then
-		ver=$(apt-cache policy "$pkg" 2>/dev/null | awk '/^  Candidate:/ { print $2 }')
 		if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
 			vm_log "apt-cache has no candidate version of $pkg"
 			return 1
