@@ -44,7 +44,7 @@ rss() { awk "/$1/ {print \$2}" /proc/"$RN_AGENT_PID"/status; }
 rn_agent_config "$RN_TMP/plain.json" monitor "" "\"rdma\": { \"sysfs_root\": \"$RN_TMP/host/sys\" }"
 rn_agent_start "$RN_TMP/plain.json" >/dev/null || fail "rdmanetd (plain) did not start"
 sleep 3
-plain_rss=$(rss VmRSS) plain_hwm=$(rss VmHWM)
+plain_rss=$(rss VmRSS) plain_hwm=$(rss VmHWM) plain_anon=$(rss RssAnon) plain_file=$(rss RssFile)
 rn_agent_stop
 rn_in_node "$RN_BUILD/bin/rdmanetd" --pin-dir "$RN_PIN" --uninstall -q
 
@@ -91,17 +91,22 @@ flip_med=$(printf '%s\n' "${lat[@]}" | med)
 flip_max=$(printf '%s\n' "${lat[@]}" | sort -g | tail -1)
 echo "   sysfs write -> slice published: median $flip_med ms, max $flip_max ms over ${#lat[@]} changes (goal: within 1000 ms)"
 
-dra_rss=$(rss VmRSS) dra_hwm=$(rss VmHWM)
+dra_rss=$(rss VmRSS) dra_hwm=$(rss VmHWM) dra_anon=$(rss RssAnon) dra_file=$(rss RssFile)
 echo "-- RSS: $dra_rss KiB with the driver (peak $dra_hwm), $plain_rss KiB without (peak $plain_hwm): x $(echo "scale=3; $dra_rss / $plain_rss" | bc)"
+echo "   of which anonymous (the agent's own memory) $dra_anon KiB with the driver, $plain_anon KiB without;"
+echo "   the rest is the pages of shared libraries it maps (gRPC, OpenSSL, libcurl and its"
+echo "   dependencies), $dra_file KiB with, $plain_file KiB without"
 rn_agent_stop
 
 mkdir -p "$RN_BENCH_OUT"
 jq -n --argjson shared "$shared" --argjson vf "$vf" --argjson fm "$flip_med" --argjson fx "$flip_max" \
 	--argjson n "${#lat[@]}" --argjson pr "$plain_rss" --argjson ph "$plain_hwm" \
-	--argjson dr "$dra_rss" --argjson dh "$dra_hwm" --arg load "$(cut -d' ' -f1-3 /proc/loadavg)" '{dra: {
+	--argjson dr "$dra_rss" --argjson dh "$dra_hwm" --argjson pa "$plain_anon" --argjson pf "$plain_file" \
+	--argjson da "$dra_anon" --argjson df "$dra_file" --arg load "$(cut -d' ' -f1-3 /proc/loadavg)" '{dra: {
 	  load_average_1_5_15m: $load,
 	  prepare: {shared_hca_port: ($shared | del(.error)), vf: ($vf | del(.error))},
 	  port_down_to_slice_ms: {median: $fm, max: $fx, changes: $n, goal: 1000},
 	  rss_kib: {without_dra: $pr, without_dra_peak: $ph, with_dra: $dr, with_dra_peak: $dh,
-		    ratio: ($dr / $pr)}}}' >"$RN_BENCH_OUT/dra.json"
+		    ratio: ($dr / $pr),
+		    anon_without_dra: $pa, anon_with_dra: $da, file_without_dra: $pf, file_with_dra: $df}}}' >"$RN_BENCH_OUT/dra.json"
 echo "wrote $RN_BENCH_OUT/dra.json"

@@ -25,6 +25,7 @@
 #include "dra/internal.h"
 #include "dra/slices.h"
 #include "log.h"
+#include "mem_trim.h"
 #include "mkdir_p.h"
 
 #define TICK_MS 1000
@@ -87,6 +88,10 @@ static grpc_status_code notify(struct rn_dra_server *s, grpc_byte_buffer *req,
 	if (q && q->plugin_registered) {
 		s->registrations++;
 		rn_info("DRA driver %s: registered with kubelet", s->cfg.driver);
+		/* served and registered: what setting up the two servers
+		 * touched is given back once (the device plugin's settle) */
+		if (s->registrations == 1)
+			rn_mem_trim();
 		/* a kubelet that starts deletes the node's slices, then
 		 * registers the drivers it finds: publish them again now */
 		rn_dra_slicer_kick(s->slicer);
@@ -402,6 +407,9 @@ struct rn_dra_server *rn_dra_start(const struct rn_config *c, struct rn_error *e
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	grpc_init();
 	s->cq = grpc_completion_queue_create_for_next(NULL);
+	/* loading gRPC relocated it and its C++ libraries and ran their
+	 * constructors: pages not needed again (as the device plugin) */
+	rn_mem_trim();
 	endpoint_init(s, &s->reg, &registration_service, s->reg_what, sizeof(s->reg_what),
 		      "registration");
 	endpoint_init(s, &s->plugin, &dra_plugin_service, s->plugin_what,

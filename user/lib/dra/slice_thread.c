@@ -26,6 +26,7 @@
 #include "dra/internal.h"
 #include "dra/slices.h"
 #include "log.h"
+#include "mem_trim.h"
 
 #define SLICER_RETRY_S 5
 #define SLICER_SETTLE_MS 20	/* after a link event: the port's state follows */
@@ -44,6 +45,7 @@ struct rn_dra_slicer {
 	int slices, devices;
 	long long ok_ms;		/* monotonic; 0 none yet */
 	char error[RN_DRA_ERROR_LEN];
+	bool trimmed;			/* start-up pages given back (rn_mem_trim) */
 };
 
 static time_t now_s(void)
@@ -144,6 +146,13 @@ static void tick(struct rn_dra_slicer *s)
 			rn_info("DRA driver %s: ResourceSlices published again", s->cfg.driver);
 		s->last_err = 0;
 		json_decref(slices);
+		/* the first publication loaded libcurl and OpenSSL and made
+		 * a TLS session: their relocation and start-up pages are not
+		 * needed again (as the device plugin does once settled) */
+		if (!s->trimmed) {
+			s->trimmed = true;
+			rn_mem_trim();
+		}
 		return;
 	}
 	outcome(s, NULL, &e);
