@@ -209,7 +209,9 @@ dra_round() {
 		'{pci: $v, pf: $pf, vf: 0, network: "dra:rdma.rdmanet.io", container_id: "", ifname: "",
 		  netns: "", pod_namespace: "vm", pod_name: "claim1", since: 1, complete: false,
 		  rdma_moved: false, claim_uid: $u,
+		  claim: {namespace: "vm", name: "claim1", network: "dra:rdma.rdmanet.io"},
 		  original: {netdev: $n, mtu: 0, mac: "00:00:00:00:00:00", rdma_dev: "", admin: null}}' >"$h"
+	cp "$h" /tmp/dra-hold.prepared
 	cat >/tmp/dra-net.json <<JSON
 { "cniVersion": "1.1.0", "name": "dra-rail", "type": "rdmanet", "dra": { "request": "nic" },
   "ippools": { "ipv4": ["sr-v4"] }, "configFile": "/tmp/node-dra.json", "stateDir": "$CNI_STATE" }
@@ -224,7 +226,14 @@ JSON
 	check_eq "DRA: the claim's VF is net1 in the pod, gone from the host" \
 		"$(ip -n srdra -o link show net1 2>/dev/null | wc -l) $(vf_netdev "$VF0")" "1 "
 	check_eq "  its hold still the claim's, now the pod's too" \
-		"$(jq -c '[.claim_uid, .container_id, .netns]' "$h")" "[\"$u\",\"c-dra\",\"/run/netns/srdra\"]"
+		"$(jq -c '[.claim_uid, .container_id, .netns, .claim.name, .claim.network]' "$h")" \
+		"[\"$u\",\"c-dra\",\"/run/netns/srdra\",\"claim1\",\"dra:rdma.rdmanet.io\"]"
+	# the network data the agent writes into the claim's status: the VF's
+	# name, MAC and addresses in the pod, as the kernel holds them
+	check_eq "  its network data recorded for the claim's status: the pod's net1, its MAC and IPv4" \
+		"$(jq -c '[.claim.uid, .pool, .device, .ifname, .mac, .ips]' /tmp/dra/networks/dra-rail:c-dra:net1.json 2>&1)" \
+		"$(ip -n srdra -j addr show net1 | jq -c --arg u "$u" '.[0] | [$u, "node-a", "vf", .ifname, .address,
+			[.addr_info[] | select(.family == "inet") | "\(.local)/\(.prefixlen)"]]')"
 	env -i RDMANET_CONFIG=/tmp/node-dra.json CNI_COMMAND=DEL CNI_CONTAINERID=c-dra CNI_IFNAME=net1 \
 		CNI_NETNS=/run/netns/srdra CNI_PATH=/opt/cni/bin \
 		"CNI_ARGS=IgnoreUnknown=1;K8S_POD_NAMESPACE=vm;K8S_POD_NAME=p1;K8S_POD_UID=$pod" \
@@ -233,6 +242,9 @@ JSON
 	check_eq "  the VF back in the host under its name" "$(vf_netdev "$VF0")" "$vfdev"
 	check_eq "  held for the claim again, in no pod (unprepare frees it)" \
 		"$(jq -c '[.claim_uid, .container_id, .netns]' "$h")" "[\"$u\",\"\",\"\"]"
+	check_eq "  exactly the hold the driver wrote (the claim's names and network, not the pod's)" \
+		"$(jq -cS 'del(.since)' "$h")" "$(jq -cS 'del(.since)' /tmp/dra-hold.prepared)"
+	check "  its network data record gone" test ! -e /tmp/dra/networks/dra-rail:c-dra:net1.json
 	rm -f "$h"
 	ip netns del srdra
 }
