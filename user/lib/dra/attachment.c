@@ -78,7 +78,7 @@ int rn_dra_attachment_write(const char *state_dir, const struct rn_dra_attachmen
 	char path[PATH_MAX], tmp[PATH_MAX], dir[PATH_MAX];
 	json_t *o;
 	char *text;
-	int fd, err;
+	int err;
 
 	err = path_of(state_dir, a->network, a->container_id, a->ifname, path, sizeof(path), e);
 	if (err)
@@ -96,17 +96,9 @@ int rn_dra_attachment_write(const char *state_dir, const struct rn_dra_attachmen
 		free(text);
 		return rn_fail(e, err, "DRA network data: %s: %s", dir, strerror(-err));
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		err = rn_fail(e, -errno, "DRA network data: %s: %s", tmp, strerror(errno));
-	else if (rn_write_all(fd, text, strlen(text)))
-		err = rn_fail(e, -errno, "DRA network data: %s: %s", tmp, strerror(errno));
-	if (fd >= 0 && close(fd) && !err)
-		err = rn_fail(e, -errno, "DRA network data: %s: %s", tmp, strerror(errno));
-	if (!err && rename(tmp, path))
-		err = rn_fail(e, -errno, "DRA network data: %s: %s", path, strerror(errno));
-	if (err && fd >= 0)
-		unlink(tmp);
+	err = rn_write_file_replace(path, tmp, text, strlen(text), 0600, false);
+	if (err)
+		rn_fail(e, err, "DRA network data: %s: %s", path, strerror(-err));
 	free(text);
 	return err;
 }

@@ -194,7 +194,7 @@ static void save(struct dra_claim_status *cs)
 	char path[PATH_MAX], tmp[PATH_MAX + 8];
 	json_t *claims = json_object(), *o;
 	char *text;
-	int fd, err = 0;
+	int err;
 
 	for (int i = 0; i < cs->n; i++)
 		json_object_set_new(claims, cs->claims[i].uid,
@@ -209,19 +209,11 @@ static void save(struct dra_claim_status *cs)
 		free(text);
 		return;		/* tried again at the next change */
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || rn_write_all(fd, text, strlen(text)))
-		err = -errno;
-	if (fd >= 0 && close(fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err) {
-		unlink(tmp);
+	err = rn_write_file_replace(path, tmp, text, strlen(text), 0600, false);
+	if (err)
 		rn_warn("DRA claim status: %s: %s", path, strerror(-err));
-	} else {
+	else
 		cs->dirty = false;
-	}
 	free(text);
 }
 

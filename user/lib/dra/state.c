@@ -187,7 +187,7 @@ int dra_state_save(const struct rn_dra_driver *d, struct rn_error *e)
 	char path[PATH_MAX], tmp[PATH_MAX + 8];
 	json_t *claims = json_object(), *o;
 	char *text;
-	int fd, err = 0;
+	int err;
 
 	for (int i = 0; i < d->n_claims; i++)
 		json_object_set_new(claims, d->claims[i].uid, claim_to_json(&d->claims[i]));
@@ -203,17 +203,9 @@ int dra_state_save(const struct rn_dra_driver *d, struct rn_error *e)
 		free(text);
 		return err;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		err = rn_fail(e, -errno, "%s: %s", tmp, strerror(errno));
-	else if (rn_write_all(fd, text, strlen(text)) || fsync(fd))
-		err = rn_fail(e, -errno ? -errno : -EIO, "%s: %s", tmp, strerror(errno));
-	if (fd >= 0 && close(fd) && !err)
-		err = rn_fail(e, -errno, "%s: %s", tmp, strerror(errno));
-	if (!err && rename(tmp, path))
-		err = rn_fail(e, -errno, "%s: %s", path, strerror(errno));
+	err = rn_write_file_replace(path, tmp, text, strlen(text), 0600, true);
 	if (err)
-		unlink(tmp);
+		rn_fail(e, err, "%s: %s", path, strerror(-err));
 	free(text);
 	return err;
 }
