@@ -90,6 +90,17 @@ dra_claim() {
 	mv "$f.tmp" "$f"
 }
 
+# dra_fixture_netdevs [vf]: the cx5_sriov fixture's netdevs live in the
+# node netns, each a veth to the peer: the PF ens1f0np0 (mlx5_0 port 1,
+# up) and, with "vf", VF 0's ens1f0v0
+dra_fixture_netdevs() {
+	ip -n "$RN_NODE" link add ens1f0np0 type veth peer name ens1f0peer netns "$RN_PEER"
+	ip -n "$RN_NODE" link set ens1f0np0 up
+	ip -n "$RN_PEER" link set ens1f0peer up
+	[ "${1:-}" != vf ] ||
+		ip -n "$RN_NODE" link add ens1f0v0 type veth peer name ens1f0v0peer netns "$RN_PEER"
+}
+
 dra_api_start() {
 	. "$RN_SRC/selftests/kubeapi/lib/standin.sh"
 	rn_in_node ip link set lo up

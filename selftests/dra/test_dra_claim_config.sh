@@ -19,9 +19,7 @@ trap 'rn_topo_down' EXIT
 dp_require_python_grpc
 rn_topo_up || { tap_fail "create network namespaces (root, iproute2)"; tap_done; }
 dp_fixture cx5_sriov
-ip -n "$RN_NODE" link add ens1f0np0 type veth peer name ens1f0peer netns "$RN_PEER"
-ip -n "$RN_NODE" link set ens1f0np0 up
-ip -n "$RN_PEER" link set ens1f0peer up
+dra_fixture_netdevs
 CONFIG=$RN_TMP/config.json
 pool() { echo "{ \"name\": \"$1\", \"subnet\": \"$2\", \"ips\": [\"$3\"], \"masters\": [\"roce0\", \"ens1f0np0\"] }"; }
 dra_config "$CONFIG" "" "\"ipam\": { \"store\": \"sqlite\", \"path\": \"$RN_TMP/ipam.db\" },

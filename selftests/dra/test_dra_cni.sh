@@ -23,11 +23,7 @@ trap 'rn_topo_down' EXIT
 dp_require_python_grpc
 rn_topo_up || { tap_fail "create network namespaces (root, iproute2)"; tap_done; }
 dp_fixture cx5_sriov
-# the fixture's netdevs, live in the node netns
-ip -n "$RN_NODE" link add ens1f0np0 type veth peer name ens1f0peer netns "$RN_PEER"
-ip -n "$RN_NODE" link set ens1f0np0 up
-ip -n "$RN_PEER" link set ens1f0peer up
-ip -n "$RN_NODE" link add ens1f0v0 type veth peer name ens1f0v0peer netns "$RN_PEER"
+dra_fixture_netdevs vf
 CONFIG=$RN_TMP/config.json
 dra_config "$CONFIG" "" "\"sriov\": [ { \"pf\": \"ens1f0np0\", \"numVfs\": 12, \"isRdma\": false } ],
   \"ipam\": { \"store\": \"sqlite\", \"path\": \"$RN_TMP/ipam.db\" },

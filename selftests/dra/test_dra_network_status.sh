@@ -22,10 +22,7 @@ command -v openssl >/dev/null || tap_skip_all "openssl is not installed"
 dp_require_python_grpc
 rn_topo_up || { tap_fail "create network namespaces (root, iproute2)"; tap_done; }
 dp_fixture cx5_sriov
-ip -n "$RN_NODE" link add ens1f0np0 type veth peer name ens1f0peer netns "$RN_PEER"
-ip -n "$RN_NODE" link set ens1f0np0 up
-ip -n "$RN_PEER" link set ens1f0peer up
-ip -n "$RN_NODE" link add ens1f0v0 type veth peer name ens1f0v0peer netns "$RN_PEER"
+dra_fixture_netdevs vf
 API=$RN_TMP/api
 dra_api_start "$API" || { tap_fail "the API-server stand-in starts ($(tail -n 2 "$API/standin.err"))"; tap_done; }
 CONFIG=$RN_TMP/config.json
@@ -262,5 +259,5 @@ sleep 3
 check_eq "the claim deleted at the API server, its pod's DEL: one 404, then no more writes" \
 	"$(grep -c "nic1 ($U1): not written: .*404" "$RN_TMP/agent.log") $(applies)" "1 $n"
 check "... and the agent forgot the claim" \
-	jq -e --arg u "$U1" '.claims | has($u) | not' "$DRA_STATE/claim-status.json" >/dev/null
+	eval 'jq -e --arg u "$U1" ".claims | has(\$u) | not" "$DRA_STATE/claim-status.json" >/dev/null'
 tap_done

@@ -401,7 +401,7 @@ step3_a() {	# node-a: pod a1 sends to pod b1 over both rails
 	# resolve the neighbours first: a burst into an unresolved neighbour
 	# overflows the kernel's queue of packets waiting for ARP (unres_qlen)
 	check "pod a1 reaches pod b1 on both rails (ping)" \
-		ip netns exec a1 sh -c "busybox ping -c 1 -W 10 $b1 && busybox ping -c 1 -W 10 $b2" >/dev/null
+		ip netns exec a1 sh -c "{ busybox ping -c 1 -W 10 $b1 && busybox ping -c 1 -W 10 $b2; } >/dev/null"
 	t1=$(stat_pod a1 net1 .tx.roce.packets)
 	t2=$(stat_pod a1 net2 .tx.roce.packets)
 	vm_get sink-ready 60 >/dev/null
