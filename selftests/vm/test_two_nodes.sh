@@ -339,6 +339,13 @@ node_setup() {
 	CTL=/usr/local/bin/rdmanetctl
 }
 
+# what rdmanetctl pool list says: the store and the pools it names
+pools_synced() {
+	"$CTL" pool list -j 2>>"$VM_OUT/pool.err" |
+		jq -r '"\(.store) \([.pools[].name] | sort | join(","))"' >/tmp/pools.synced 2>>"$VM_OUT/pool.err"
+	[ "$(cat /tmp/pools.synced)" = "etcd rail1,rail1-net" ]
+}
+
 step1() {
 	local j
 	j=$(rdma -j link show rxe0/1)
@@ -353,8 +360,12 @@ step1() {
 		vm_wait_until 30 cmp -s /etc/rdmanet/config.json /host/etc/rdmanet/config.json
 	check_eq "it attached to eth0, the netdev of rxe0 (masters: [] discovers it)" \
 		"$("$CTL" stats -j | jq -r '[.masters[].ifname] | join(",")')" eth0
+	# waited for: the agent syncs the pools into etcd after it attaches, and
+	# one request may time out (timeout_s 5) while both TCG guests are busy
+	vm_wait_until 60 pools_synced
 	check_eq "etcd reached over the management network: pools synced" \
-		"$("$CTL" pool list -j 2>"$VM_OUT/pool.err" | jq -r '"\(.store) \([.pools[].name] | sort | join(","))"')" "etcd rail1,rail1-net"
+		"$(cat /tmp/pools.synced)" "etcd rail1,rail1-net"
+	[ -s "$VM_OUT/pool.err" ] && tap_diag "pool list's last error: $(tail -1 "$VM_OUT/pool.err")"
 	"$CTL" doctor >"$VM_OUT/doctor.1" 2>&1
 	check_eq "rdmanetctl doctor exits 0" $? 0
 	check_eq "doctor: no failure, no warning but XDP's" \
