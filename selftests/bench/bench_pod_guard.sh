@@ -32,6 +32,13 @@ BLOCKS=${BENCH_GUARD_BLOCKS:-6}
 CYCLES=${BENCH_GUARD_CYCLES:-25}
 ROUNDS=${BENCH_GUARD_ROUNDS:-16}
 SECS=${BENCH_GUARD_SECONDS:-3}
+# iperf3's client and server on fixed CPUs (BENCH_GUARD_PIN=CLIENT,SERVER;
+# "none" leaves them to the scheduler): unpinned, a run lands near 10 or
+# near 19 Gbit/s depending on whether the two share a core, and that
+# placement, not the program, decided the ratio of a few rounds
+PIN=${BENCH_GUARD_PIN:-0,$(( $(nproc) > 1 ? 1 : 0 ))}
+PIN_CLI= PIN_SRV=
+[ "$PIN" = none ] || IFS=, read -r PIN_CLI PIN_SRV <<<"$PIN"
 REF=/usr/lib/cni
 mkdir -p "$RN_BENCH_OUT"
 
@@ -102,10 +109,10 @@ guarded_prog ga && guarded_prog gb || fail "the guarded pair carries no per-pod 
 ! guarded_prog ua && ! guarded_prog ub || fail "the unguarded pair carries the per-pod program"
 iperf() {	# iperf CLIENT SERVER SERVER_IP: bits per second of one run
 	# a client that never connects must not leave the one-off server waiting
-	cni_in "$2" timeout $((SECS + 15)) iperf3 -s -1 -B "$3" >/dev/null 2>&1 &
+	cni_in "$2" timeout $((SECS + 15)) iperf3 -s -1 -B "$3" ${PIN_SRV:+-A "$PIN_SRV"} >/dev/null 2>&1 &
 	local srv=$!
 	sleep 0.3
-	cni_in "$1" timeout $((SECS + 10)) iperf3 -c "$3" -t "$SECS" -J 2>>"$CNI_TMP/iperf.err" |
+	cni_in "$1" timeout $((SECS + 10)) iperf3 -c "$3" -t "$SECS" ${PIN_CLI:+-A "$PIN_CLI"} -J 2>>"$CNI_TMP/iperf.err" |
 		jq ".end.sum_received.bits_per_second // empty"
 	wait $srv 2>/dev/null
 }
@@ -144,14 +151,14 @@ echo "   bytes per packet the sender's net1 sent: $per_pkt_on with, $per_pkt_off
 
 jq -n --argjson blocks "$BLOCKS" --argjson cycles "$CYCLES" --argjson ao "$add_on" \
 	--argjson af "$add_off" --argjson do "$del_on" --argjson df "$del_off" --argjson ra "$ref_add" \
-	--argjson failed "$failed" --argjson rounds "$ROUNDS" --argjson secs "$SECS" \
+	--argjson failed "$failed" --argjson rounds "$ROUNDS" --argjson secs "$SECS" --arg pin "$PIN" \
 	--argjson to "$tp_on" --argjson tf "$tp_off" --argjson ta "$tp_aa" \
 	--argjson bpon "$per_pkt_on" --argjson bpoff "$per_pkt_off" '{pod_guard: {
 	cni: {blocks: $blocks, cycles_per_block: $cycles, checks: "off",
 	      add_with_ms: $ao, add_without_ms: $af, add_with_over_without: ($ao / $af),
 	      del_with_ms: $do, del_without_ms: $df, del_with_over_without: ($do / $df),
 	      reference_add_ms: $ra, add_with_over_reference_add: ($ao / $ra), failed: $failed},
-	pod_to_pod_tcp: {rounds: $rounds, seconds: $secs, bps_with: $to, bps_without: $tf,
+	pod_to_pod_tcp: {rounds: $rounds, seconds: $secs, cpus_client_server: $pin, bps_with: $to, bps_without: $tf,
 			 ratio: ($to / $tf), bps_without_again: $ta, aa_ratio: ($ta / $tf),
 			 tx_bytes_per_packet_with: $bpon, tx_bytes_per_packet_without: $bpoff},
 	targets: {add_with_over_reference_add: 0.5, pod_to_pod_ratio: 0.95,
