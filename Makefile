@@ -67,13 +67,15 @@ SKELS      := $(patsubst bpf/%.bpf.c,$(OUT)/skel/%.skel.h,$(BPF_SRCS))
 
 # protobuf-c messages of the kubelet APIs, generated from the .proto files
 # the project keeps (the tests generate their Python stubs from the same)
-PROTOS     := $(wildcard user/lib/devplugin/api/*.proto)
-PROTO_C    := $(patsubst user/lib/devplugin/api/%.proto,$(OUT)/gen/devplugin/%.pb-c.c,$(PROTOS))
-# the DRA kubelet plugin API, under gen/dra: v1 only, as v1beta1 has the same
-# messages field for field (the C side answers both with them; the tests' kubelet
-# stand-in speaks each version with stubs from its own .proto)
-DRA_PROTOS := user/lib/dra/api/dra_v1.proto
-PROTO_C    += $(patsubst user/lib/dra/api/%.proto,$(OUT)/gen/dra/%.pb-c.c,$(DRA_PROTOS))
+# (user/lib/M/api/X.proto -> gen/M/X.pb-c.{c,h}, included as "M/X.pb-c.h",
+# private to module M): the device plugin API, kubelet's plugin registration
+# (pluginreg/), and the DRA kubelet plugin API v1 only, as v1beta1 has the
+# same messages field for field (the C side answers both with them; the
+# tests' kubelet stand-in speaks each version with stubs from its own .proto)
+PROTO_MODS  = $(sort $(foreach p,$(PROTOS),$(word 3,$(subst /, ,$(p)))))
+PROTOS     := user/lib/devplugin/api/deviceplugin_v1beta1.proto \
+	      user/lib/pluginreg/api/pluginregistration_v1.proto user/lib/dra/api/dra_v1.proto
+PROTO_C    := $(foreach p,$(PROTOS),$(OUT)/gen/$(word 3,$(subst /, ,$(p)))/$(basename $(notdir $(p))).pb-c.c)
 PROTO_H    := $(PROTO_C:.c=.h)
 
 LIB_SRCS   := $(shell find user/lib -name '*.c' | sort)
@@ -169,17 +171,14 @@ vmlinux:
 # The C side needs the messages only (gRPC core carries them); the service
 # blocks are left out because protoc-c would emit a struct member named
 # `register` for kubelet's Register method, a C keyword.
-$(OUT)/gen/devplugin/%.pb-c.c $(OUT)/gen/devplugin/%.pb-c.h: user/lib/devplugin/api/%.proto
-	$(call msg,PROTOC,$@)
-	$(Q)mkdir -p $(OUT)/gen/devplugin/msgs
-	$(Q)sed '/^service /,/^}/d' $< > $(OUT)/gen/devplugin/msgs/$*.proto
-	$(Q)protoc-c --c_out=$(OUT)/gen/devplugin -I$(OUT)/gen/devplugin/msgs $(OUT)/gen/devplugin/msgs/$*.proto
-
-$(OUT)/gen/dra/%.pb-c.c $(OUT)/gen/dra/%.pb-c.h: user/lib/dra/api/%.proto
-	$(call msg,PROTOC,$@)
-	$(Q)mkdir -p $(OUT)/gen/dra/msgs
-	$(Q)sed '/^service /,/^}/d' $< > $(OUT)/gen/dra/msgs/$*.proto
-	$(Q)protoc-c --c_out=$(OUT)/gen/dra -I$(OUT)/gen/dra/msgs $(OUT)/gen/dra/msgs/$*.proto
+define PROTO_RULE
+$$(OUT)/gen/$(1)/%.pb-c.c $$(OUT)/gen/$(1)/%.pb-c.h: user/lib/$(1)/api/%.proto
+	$$(call msg,PROTOC,$$@)
+	$$(Q)mkdir -p $$(OUT)/gen/$(1)/msgs
+	$$(Q)sed '/^service /,/^}/d' $$< > $$(OUT)/gen/$(1)/msgs/$$*.proto
+	$$(Q)protoc-c --c_out=$$(OUT)/gen/$(1) -I$$(OUT)/gen/$(1)/msgs $$(OUT)/gen/$(1)/msgs/$$*.proto
+endef
+$(foreach m,$(PROTO_MODS),$(eval $(call PROTO_RULE,$(m))))
 
 # rewritten only when the version or commit changed, so that only
 # user/lib/version.o and the links follow a new commit

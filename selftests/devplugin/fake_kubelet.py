@@ -43,6 +43,7 @@ import grpc
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 API = os.path.join(HERE, '..', '..', 'user', 'lib', 'devplugin', 'api')
+REG_API = os.path.join(HERE, '..', '..', 'user', 'lib', 'pluginreg', 'api')
 
 _log_lock = threading.Lock()
 _log_file = None
@@ -58,7 +59,7 @@ def log(event, **kw):
 
 def gen_stubs():
     out = tempfile.mkdtemp(prefix='fake-kubelet-stubs.')
-    subprocess.check_call([sys.executable, '-m', 'grpc_tools.protoc', '-I' + API,
+    subprocess.check_call([sys.executable, '-m', 'grpc_tools.protoc', '-I' + API, '-I' + REG_API,
                            '--python_out=' + out, '--grpc_python_out=' + out,
                            'deviceplugin_v1beta1.proto', 'pluginregistration_v1.proto'])
     sys.path.insert(0, out)

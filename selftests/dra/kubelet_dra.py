@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """A kubelet stand-in for DRA drivers: a real gRPC peer written from
 kubelet's API definitions (the .proto files under user/lib/dra/api and
-user/lib/devplugin/api, copied from kubernetes/kubernetes) and kubelet's
+user/lib/pluginreg/api, copied from kubernetes/kubernetes) and kubelet's
 documented behaviour, never from the driver's code. Run with
 /usr/bin/python3 (Debian's python3-grpcio); the stubs are generated into
 --gen DIR (the build dir) from those .proto files (python3-grpc-tools).
@@ -42,7 +42,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, '..', '..')
 PROTOS = [('user/lib/dra/api', 'dra_v1.proto'), ('user/lib/dra/api', 'dra_v1beta1.proto'),
-          ('user/lib/devplugin/api', 'pluginregistration_v1.proto')]
+          ('user/lib/pluginreg/api', 'pluginregistration_v1.proto')]
 # kubelet: the services a DRA plugin may list, the newest first
 KNOWN_SERVICES = ['v1.DRAPlugin', 'v1beta1.DRAPlugin']
 

@@ -6,6 +6,7 @@ files include only "M/M.h"; M's other headers are private to it.
 Checks every .c/.h under ROOT (user/: the library, the agent, the CLI, the
 CNI plugin). An include "M/x.h" of an existing user/lib/M/x.h from outside
 M, with x != M, breaks the rule unless "M/x.h" is in the known list
+(a header generated from M's api/X.proto, "M/X.pb-c.h", is M's too)
 (--known FILE: one header a line, # comments). Tests are not checked: a
 module's unit tests may include its private headers.
 Prints "NEW M/x.h (FILE)" for each break (exit 1), and "stale M/x.h" for a
@@ -23,6 +24,12 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 def modules(lib):
     return {d for d in os.listdir(lib) if os.path.isdir(os.path.join(lib, d))}
+
+
+def generated(lib, parts):
+    """"M/X.pb-c.h", generated from M's own api/X.proto: private to M"""
+    stem = parts[1][:-len('.pb-c.h')] if parts[1].endswith('.pb-c.h') else None
+    return stem is not None and os.path.exists(os.path.join(lib, parts[0], 'api', stem + '.proto'))
 
 
 def outside_includes(root):
@@ -43,8 +50,8 @@ def outside_includes(root):
                 parts = h.split('/')
                 if len(parts) != 2 or parts[0] not in mods or parts[0] == own:
                     continue
-                if not os.path.exists(os.path.join(lib, h)):
-                    continue	# generated (api/*.pb-c.h) or not a module's
+                if not os.path.exists(os.path.join(lib, h)) and not generated(lib, parts):
+                    continue	# not a module's
                 if parts[1] == parts[0] + '.h':
                     continue
                 out.setdefault(h, os.path.relpath(src, root))

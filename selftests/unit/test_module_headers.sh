@@ -42,4 +42,14 @@ echo '#include "b/b.h"' >"$tmp/u/agent/main.c"
 out=$(python3 "$HEADERS" "$tmp/u" --known "$tmp/known")
 check_eq "a known header nobody includes any more: not a failure" "$?" 0
 check "... but said, to be deleted from the list" grep -qx 'stale a/inner.h' <<<"$out"
+# a header generated from a module's api/*.proto is that module's own
+mkdir -p "$tmp/u/lib/a/api"
+touch "$tmp/u/lib/a/api/msg.proto"
+echo '#include "a/msg.pb-c.h"' >"$tmp/u/lib/a/inner.c"
+out=$(python3 "$HEADERS" "$tmp/u" --known "$tmp/none")
+check_eq "a module includes its own generated header: passes" "$?" 0
+echo '#include "a/msg.pb-c.h"' >"$tmp/u/lib/b/b.c"
+out=$(python3 "$HEADERS" "$tmp/u" --known "$tmp/none")
+check_eq "another module includes it (the .pb-c.h is not in the tree): fails" "$?" 1
+check "... named" grep -qx 'NEW a/msg.pb-c.h (lib/b/b.c)' <<<"$out"
 tap_done

@@ -7,12 +7,11 @@
 #include <string.h>
 
 #include "devplugin/deviceplugin_v1beta1.pb-c.h"
-#include "devplugin/pluginregistration_v1.pb-c.h"
 #include "devplugin/grpc_internal.h"
 #include "log.h"
+#include "pluginreg/pluginreg.h"
 
 #define DP "/v1beta1.DevicePlugin/"
-#define REG "/pluginregistration.Registration/"
 
 static grpc_status_code options(grpc_byte_buffer **resp)
 {
@@ -197,39 +196,31 @@ out:
 	return st;
 }
 
-static grpc_status_code get_info(struct dp_res *r, grpc_byte_buffer **resp)
+/* kubelet's verdict on the watcher's registration of a resource */
+static void registered(void *ctx, bool ok, const char *error)
 {
-	Pluginregistration__PluginInfo o = PLUGINREGISTRATION__PLUGIN_INFO__INIT;
-	char *versions[1] = { (char *)RN_DP_API_VERSION };
+	struct dp_res *r = ctx;
 
-	o.type = (char *)"DevicePlugin";
-	o.name = r->view.resource;
-	o.endpoint = r->ep.path;
-	o.n_supported_versions = 1;
-	o.supported_versions = versions;
-	*resp = rn_grpc_pb_pack(&o.base);
-	return GRPC_STATUS_OK;
-}
-
-static grpc_status_code notify(struct dp_res *r, grpc_byte_buffer *req, grpc_byte_buffer **resp)
-{
-	Pluginregistration__RegistrationStatus *q = (Pluginregistration__RegistrationStatus *)
-		rn_grpc_pb_unpack(&pluginregistration__registration_status__descriptor, req);
-	Pluginregistration__RegistrationStatusResponse o =
-		PLUGINREGISTRATION__REGISTRATION_STATUS_RESPONSE__INIT;
-
-	if (q && q->plugin_registered) {
+	if (ok) {
 		r->registrations++;
 		rn_info("device plugin %s: registered with kubelet (plugin watcher)",
 			r->view.resource);
 	} else {
 		rn_err("device plugin %s: kubelet refused the registration: %s", r->view.resource,
-		       q && q->error ? q->error : "(no reason given)");
+		       error[0] ? error : "(no reason given)");
 	}
-	if (q)
-		protobuf_c_message_free_unpacked(&q->base, NULL);
-	*resp = rn_grpc_pb_pack(&o.base);
-	return GRPC_STATUS_OK;
+}
+
+static grpc_status_code registration(struct dp_res *r, const char *method, grpc_byte_buffer *req,
+				     grpc_byte_buffer **resp, char *err, size_t esz)
+{
+	static const char *const versions[] = { RN_DP_API_VERSION };
+	const struct rn_pluginreg reg = {
+		.type = "DevicePlugin", .name = r->view.resource, .endpoint = r->ep.path,
+		.versions = versions, .n_versions = 1, .on_status = registered, .ctx = r,
+	};
+
+	return rn_pluginreg_unary(&reg, method, req, resp, err, esz);
 }
 
 grpc_status_code dp_rpc_unary(struct dp_res *r, const char *method, grpc_byte_buffer *req,
@@ -248,10 +239,8 @@ grpc_status_code dp_rpc_unary(struct dp_res *r, const char *method, grpc_byte_bu
 		*resp = rn_grpc_pb_pack(&o.base);
 		return GRPC_STATUS_OK;
 	}
-	if (r->srv->watcher && !strcmp(method, REG "GetInfo"))
-		return get_info(r, resp);
-	if (r->srv->watcher && !strcmp(method, REG "NotifyRegistrationStatus"))
-		return notify(r, req, resp);
+	if (r->srv->watcher && rn_pluginreg_method(method))
+		return registration(r, method, req, resp, err, esz);
 	snprintf(err, esz, "unknown method %s", method);
 	return GRPC_STATUS_UNIMPLEMENTED;
 }

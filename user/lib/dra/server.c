@@ -20,16 +20,15 @@
 #include <unistd.h>
 
 #include "grpcrt/grpcrt.h"
-#include "devplugin/pluginregistration_v1.pb-c.h"
 #include "dra/dra_v1.pb-c.h"
 #include "dra/internal.h"
 #include "dra/slices.h"
 #include "log.h"
 #include "mem_trim.h"
 #include "mkdir_p.h"
+#include "pluginreg/pluginreg.h"
 
 #define TICK_MS 1000
-#define REG "/pluginregistration.Registration/"
 #define V1 "/k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/"
 #define V1BETA1 "/k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin/"
 
@@ -62,30 +61,13 @@ static struct rn_dra_server *agent_server;
 
 /* --- Registration ---------------------------------------------------------- */
 
-static grpc_status_code get_info(struct rn_dra_server *s, grpc_byte_buffer **resp)
+/* kubelet's verdict on the driver's registration */
+static void registered(void *ctx, bool ok, const char *error)
 {
-	Pluginregistration__PluginInfo o = PLUGINREGISTRATION__PLUGIN_INFO__INIT;
-	char *versions[2] = { (char *)RN_DRA_SERVICE_V1, (char *)RN_DRA_SERVICE_V1BETA1 };
+	struct rn_dra_server *s = ctx;
 
-	o.type = (char *)"DRAPlugin";
-	o.name = s->cfg.driver;
-	o.endpoint = s->plugin.path;
-	o.n_supported_versions = 2;
-	o.supported_versions = versions;
-	*resp = rn_grpc_pb_pack(&o.base);
-	return GRPC_STATUS_OK;
-}
-
-static grpc_status_code notify(struct rn_dra_server *s, grpc_byte_buffer *req,
-			       grpc_byte_buffer **resp)
-{
-	Pluginregistration__RegistrationStatus *q = (Pluginregistration__RegistrationStatus *)
-		rn_grpc_pb_unpack(&pluginregistration__registration_status__descriptor, req);
-	Pluginregistration__RegistrationStatusResponse o =
-		PLUGINREGISTRATION__REGISTRATION_STATUS_RESPONSE__INIT;
-
-	atomic_store(&s->live.registered, q && q->plugin_registered);
-	if (q && q->plugin_registered) {
+	atomic_store(&s->live.registered, ok);
+	if (ok) {
 		s->registrations++;
 		rn_info("DRA driver %s: registered with kubelet", s->cfg.driver);
 		/* served and registered: what setting up the two servers
@@ -97,24 +79,21 @@ static grpc_status_code notify(struct rn_dra_server *s, grpc_byte_buffer *req,
 		rn_dra_slicer_kick(s->slicer);
 	} else {
 		rn_err("DRA driver %s: kubelet refused the registration: %s", s->cfg.driver,
-		       q && q->error && q->error[0] ? q->error : "(no reason given)");
+		       error[0] ? error : "(no reason given)");
 	}
-	if (q)
-		protobuf_c_message_free_unpacked(&q->base, NULL);
-	*resp = rn_grpc_pb_pack(&o.base);
-	return GRPC_STATUS_OK;
 }
 
 static grpc_status_code reg_unary(void *ctx, const char *method, grpc_byte_buffer *req,
 				  grpc_byte_buffer **resp, char *err, size_t esz)
 {
-	*resp = NULL;
-	if (!strcmp(method, REG "GetInfo"))
-		return get_info(ctx, resp);
-	if (!strcmp(method, REG "NotifyRegistrationStatus"))
-		return notify(ctx, req, resp);
-	snprintf(err, esz, "unknown method %s", method);
-	return GRPC_STATUS_UNIMPLEMENTED;
+	static const char *const versions[] = { RN_DRA_SERVICE_V1, RN_DRA_SERVICE_V1BETA1 };
+	struct rn_dra_server *s = ctx;
+	const struct rn_pluginreg reg = {
+		.type = "DRAPlugin", .name = s->cfg.driver, .endpoint = s->plugin.path,
+		.versions = versions, .n_versions = 2, .on_status = registered, .ctx = s,
+	};
+
+	return rn_pluginreg_unary(&reg, method, req, resp, err, esz);
 }
 
 /* --- DRAPlugin ------------------------------------------------------------- */
