@@ -14,21 +14,12 @@
 int rn_config_publish(const char *path, const char *text, size_t len)
 {
 	char tmp[PATH_MAX], dir[PATH_MAX];
-	int fd, err = 0, dfd;
+	int err, dfd;
 
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		err = -errno;
-	else if ((err = rn_write_all(fd, text, len)) == 0 && fsync(fd))
-		err = -errno;
-	if (fd >= 0 && close(fd) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
+	err = rn_write_file_replace(path, tmp, text, len, 0644, true);
 	if (err) {
-		unlink(tmp);
 		rn_err("config: publishing to %s failed: %s (the CNI plugin keeps reading the "
 		       "previous copy)", path, strerror(-err));
 		return err;
