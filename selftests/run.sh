@@ -120,15 +120,55 @@ for t in "${vm[@]}"; do
 	[[ " ${ordered[*]} " == *" $t "* ]] || ordered+=("$t")
 done
 
-# What the VM tests boot is downloaded and unpacked beside the other tests
-# (vm/lib/prefetch.sh), not on the VM lanes: the 6.12 kernel (every VM
-# test), the 6.1 kernel (test_datapath_kernels), qemu 10 (test_sriov_vm).
+# What the VM tests boot is downloaded and unpacked first (vm/lib/prefetch.sh):
+# the 6.12 kernel (every VM test), the 6.1 kernel (test_datapath_kernels),
+# qemu 10 (test_sriov_vm).
 VM_PREFETCH="6.12 6.1 qemu10"
-prefetch_pid=
-if [ ${#vm[@]} -gt 0 ] && [ ${#serial[@]} -gt 0 ]; then
+
+# The VM tests are bound by CPU (a TCG guest keeps a core busy), the non-VM
+# tests mostly wait (on netlink, daemons, timers: about half a core on
+# average), so with RN_VM_OVERLAP=1 (the default) one VM lane starts beside
+# the non-VM tests, after the prefetch, and the other lanes when those are
+# done. The overlap lane takes one-guest tests only: a pair test (two
+# guests, test_two_nodes) waits for a lane of its own, so the non-VM tests
+# always keep a core. Lanes take the next test from one queue (flock).
+# RN_VM_OVERLAP=0: the VM lanes start when the non-VM tests are done.
+overlap=${RN_VM_OVERLAP:-1}
+pairs=() queue=()
+for t in "${ordered[@]}"; do
+	case $vm_jobs:$t in [2-9]:*/test_two_nodes.sh) pairs+=("$t") ;; *) queue+=("$t") ;; esac
+done
+# vm_next: prints the queue's next test, or fails when none is left
+vm_next() {
+	local fd i
+	exec {fd}>>"$LOGDIR/vm-queue.lock"
+	flock "$fd"
+	i=$(cat "$LOGDIR/vm-queue.next" 2>/dev/null || echo 0)
+	echo $((i + 1)) >"$LOGDIR/vm-queue.next"
+	exec {fd}>&-
+	[ "$i" -lt ${#queue[@]} ] && echo "${queue[$i]}"
+}
+# vm_lane [TEST...]: runs the TESTs, then tests from the queue until it is empty
+vm_lane() {
+	local t
+	for t in "$@"; do run_one "$t"; done
+	while t=$(vm_next); do run_one "$t"; done
+}
+vm_prefetch() {
 	# shellcheck disable=SC2086 # a list of words
-	selftests/vm/lib/prefetch.sh $VM_PREFETCH >"$LOGDIR/vm-prefetch.log" 2>&1 &
-	prefetch_pid=$!
+	selftests/vm/lib/prefetch.sh $VM_PREFETCH >"$LOGDIR/vm-prefetch.log" 2>&1 ||
+		echo "# vm-prefetch: not everything was prepared ($LOGDIR/vm-prefetch.log); the VM tests prepare again"
+}
+
+lanes=()
+if [ ${#vm[@]} -gt 0 ] && [ ${#serial[@]} -gt 0 ]; then
+	if [ "$overlap" = 1 ]; then
+		{ vm_prefetch; vm_lane; } &
+		lanes+=($!)
+	else
+		vm_prefetch &
+		prefetch_pid=$!
+	fi
 fi
 
 for t in "${serial[@]}"; do
@@ -136,25 +176,20 @@ for t in "${serial[@]}"; do
 	collect "$t"
 done
 
-if [ -n "$prefetch_pid" ] && ! wait "$prefetch_pid"; then
-	echo "# vm-prefetch: not everything was prepared ($LOGDIR/vm-prefetch.log); the VM tests prepare again"
-fi
-
-declare -A running=()
-for t in "${ordered[@]}"; do
-	while [ ${#running[@]} -ge "$vm_jobs" ]; do
-		wait -n -p done_pid
-		collect "${running[$done_pid]}"
-		unset "running[$done_pid]"
-	done
-	run_one "$t" &
-	running[$!]=$t
+[ -z "${prefetch_pid:-}" ] || wait "$prefetch_pid"
+# the rest of the lanes; the pair tests first, each on a lane of its own
+n=0
+while [ ${#vm[@]} -gt 0 ] && { [ $((${#lanes[@]} + n)) -lt "$vm_jobs" ] || [ $n -lt ${#pairs[@]} ]; }; do
+	if [ $n -lt ${#pairs[@]} ]; then
+		vm_lane "${pairs[$n]}" &
+	else
+		vm_lane &
+	fi
+	lanes+=($!)
+	n=$((n + 1))
 done
-while [ ${#running[@]} -gt 0 ]; do
-	wait -n -p done_pid
-	collect "${running[$done_pid]}"
-	unset "running[$done_pid]"
-done
+[ ${#lanes[@]} = 0 ] || wait "${lanes[@]}"
+for t in "${ordered[@]}"; do collect "$t"; done
 
 echo
 [ ${#failures[@]} = 0 ] || echo "failed: ${failures[*]}"
