@@ -24,6 +24,10 @@ static __always_inline int rn_is_ipv6_ext(__u8 proto)
 	       proto == RN_IPPROTO_DSTOPTS || proto == RN_IPPROTO_FRAGMENT;
 }
 
+/* Ordered for the common frame, IPv4 or IPv6 from the pod's own MAC and
+ * address: an IP frame has no further VLAN tag to look for (the parser
+ * stopped at an IP ethertype) and IPv4 carries no neighbour claims, so
+ * unicast IPv4 costs the MAC and source compares only. */
 static __always_inline int rn_pod_refuses(struct __sk_buff *skb, __u32 slot,
 					  const struct rn_pod *pod, const struct rn_pkt *p,
 					  int cls, void *data, void *data_end)
@@ -34,20 +38,28 @@ static __always_inline int rn_pod_refuses(struct __sk_buff *skb, __u32 slot,
 		return RN_REASON_MALFORMED;
 	if (!rn_mac_is_pod(pod, p->src_mac))
 		return RN_REASON_SOURCE_MAC;
-	/* the type after the tags walked (l3_off is 14, 18 or 22) is one
-	 * more tag: nothing after it was read */
-	type = data + p->l3_off - 2;
-	if ((void *)(type + 1) > data_end)
-		return RN_REASON_MALFORMED;
-	if (rn_is_vlan_proto(*type))
-		return RN_REASON_VLAN_DEPTH;
-	/* a non-first fragment (l4_proto 0xff) has no L4 to check; the
-	 * receiver ignores fragmented neighbour discovery (RFC 6980) */
-	if (p->family == 6 && rn_is_ipv6_ext(p->l4_proto))
-		return RN_REASON_IPV6_EXT_DEPTH;
-	if (!rn_source_owned(pod, p, data_end) &&
-	    !rn_source_unowned_ok(pod, p, data_end, rn_ll_dev_id(skb)))
-		return RN_REASON_SOURCE_IP;
+	/* IPv4 has no link-local source to match: no dev_id to read */
+	if (p->family == 4)
+		return rn_source_owned(pod, p, data_end) ||
+		       rn_source_unowned_ok(pod, p, data_end, RN_LL_DEV_ID_NONE) ?
+		       RN_POD_PASS : RN_REASON_SOURCE_IP;
+	if (p->family == 6) {
+		/* a non-first fragment (l4_proto 0xff) has no L4 to check; the
+		 * receiver ignores fragmented neighbour discovery (RFC 6980) */
+		if (rn_is_ipv6_ext(p->l4_proto))
+			return RN_REASON_IPV6_EXT_DEPTH;
+		if (!rn_source_owned(pod, p, data_end) &&
+		    !rn_source_unowned_ok(pod, p, data_end, rn_ll_dev_id(skb)))
+			return RN_REASON_SOURCE_IP;
+	} else {
+		/* the type after the tags walked (l3_off is 14, 18 or 22) is
+		 * one more tag: nothing after it was read */
+		type = data + p->l3_off - 2;
+		if ((void *)(type + 1) > data_end)
+			return RN_REASON_MALFORMED;
+		if (rn_is_vlan_proto(*type))
+			return RN_REASON_VLAN_DEPTH;
+	}
 	switch (rn_pkt_claims(skb, slot, p)) {
 	case RN_CLAIM_ARP:
 		return RN_REASON_ARP_CLAIM;
