@@ -23,6 +23,7 @@
 #define RN_POD_PROG_NAME "rn_pod_egress"
 #define RN_POD_PROG_PIN "rn_pod_egress"
 #define RN_POD_DEV_MAP "rn_pod_dev_v1"
+#define RN_POD_INFO_MAP "rn_pod_info_v1"
 /* slot -> index of its rn_pod_dev_v1 entry (maps/pod_devat.h) */
 #define RN_POD_DEVAT_MAP "rn_pod_devat_v1"
 #define RN_POD_REASONS_MAP "rn_pod_rsn_v1"

@@ -161,10 +161,10 @@ static int pod_clsact_attach(const char *pin_dir, struct nl_sock *nl, int prog, 
 	return rc;
 }
 
-static int set_guarded(const struct rn_maps *m, __u32 slot, bool on)
+static int set_guarded(int info_fd, __u32 slot, bool on)
 {
 	struct rn_pod pod;
-	int rc = rn_bpf_map_lookup(m->pod_info, &slot, &pod);
+	int rc = rn_bpf_map_lookup(info_fd, &slot, &pod);
 
 	if (rc)
 		return rc;
@@ -172,7 +172,7 @@ static int set_guarded(const struct rn_maps *m, __u32 slot, bool on)
 		pod.flags |= RN_POD_F_GUARDED;
 	else
 		pod.flags &= (__u8)~RN_POD_F_GUARDED;
-	return rn_bpf_map_update(m->pod_info, &slot, &pod, BPF_EXIST);
+	return rn_bpf_map_update(info_fd, &slot, &pod, BPF_EXIST);
 }
 
 /* Records where slot's entry is (an older agent pinned no rn_pod_devat_v1:
@@ -250,7 +250,7 @@ static int dev_entries_scan_drop(int dev_fd, __u32 slot)
 /* Whether the pod in slot is marked guarded (0 if unknown). */
 static bool pod_guarded(const char *pin_dir, __u32 slot)
 {
-	int info = obj_get_pinned(pin_dir, "rn_pod_info_v1");
+	int info = obj_get_pinned(pin_dir, RN_POD_INFO_MAP);
 	struct rn_pod pod;
 	bool on;
 
@@ -295,8 +295,7 @@ int rn_pod_prog_attach(const char *pin_dir, struct nl_sock *nl, int ifindex, __u
 	struct rn_pod_dev v = { .ifindex = (__u32)ifindex, .slot = slot };
 	char path[PATH_MAX];
 	struct rn_pod pod;
-	struct rn_maps m;
-	int prog, dev = -1, lock = -1, rc;
+	int prog, info = -1, dev = -1, lock = -1, rc;
 	__u32 at = 0;
 
 	*how = RN_POD_ATTACH_NONE;
@@ -310,15 +309,19 @@ int rn_pod_prog_attach(const char *pin_dir, struct nl_sock *nl, int ifindex, __u
 		close(prog);
 		return rn_fail(e, -ENAMETOOLONG, "pin dir %s: path too long", pin_dir);
 	}
-	if (rn_maps_open(&m, pin_dir, e)) {
-		close(prog);
-		return e->code;
-	}
 	v.netns_cookie = rn_netns_cookie_of(nl_socket_get_fd(nl));
+	/* the one registry map this step reads and writes: opening all of
+	 * them (rn_maps_open) cost an ADD nine more BPF_OBJ_GETs and a map
+	 * info call; the caller has just found the slot through them */
+	info = obj_get_pinned(pin_dir, RN_POD_INFO_MAP);
 	dev = obj_get_pinned(pin_dir, RN_POD_DEV_MAP);
 	lock = rn_pin_lock_registry(pin_dir, e);
 	if (lock < 0) {
 		rc = e->code;
+		goto out;
+	}
+	if (info < 0) {
+		rc = rn_fail(e, info, "%s: %s", RN_POD_INFO_MAP, strerror(-info));
 		goto out;
 	}
 	if (!v.netns_cookie) {
@@ -330,7 +333,7 @@ int rn_pod_prog_attach(const char *pin_dir, struct nl_sock *nl, int ifindex, __u
 		rc = rn_fail(e, dev, "%s: %s", RN_POD_DEV_MAP, strerror(-dev));
 		goto out;
 	}
-	rc = rn_bpf_map_lookup(m.pod_info, &slot, &pod);
+	rc = rn_bpf_map_lookup(info, &slot, &pod);
 	if (rc) {
 		rn_fail(e, rc, "pod slot %u: %s", slot, strerror(-rc));
 		goto out;
@@ -366,7 +369,7 @@ int rn_pod_prog_attach(const char *pin_dir, struct nl_sock *nl, int ifindex, __u
 		rn_fail(e, rc, "clsact filter on ifindex %d: %s", ifindex, strerror(-rc));
 	}
 	if (!rc) {
-		rc = set_guarded(&m, slot, true);
+		rc = set_guarded(info, slot, true);
 		if (rc)
 			rn_fail(e, rc, "pod slot %u: %s", slot, strerror(-rc));
 	}
@@ -380,8 +383,9 @@ out:
 		rn_pin_unlock(lock);
 	if (dev >= 0)
 		close(dev);
+	if (info >= 0)
+		close(info);
 	close(prog);
-	rn_maps_close(&m);
 	return rc;
 }
 
