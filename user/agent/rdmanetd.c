@@ -393,9 +393,9 @@ static void tick(struct loop *l)
 	 * client touched since the last tick (gRPC core, OpenSSL, libcurl:
 	 * 7 MiB of their code and read-only data after a burst of
 	 * Prepare/Allocate calls and 1,024 pods) is given back here, as at
-	 * start-up: clean file pages, refaulted from the page cache by the
-	 * next call (minor faults, about 0.1 ms for a whole call path). The
-	 * freed heap always. */
+	 * start-up: clean file pages, mapped again from the page cache by
+	 * the next call that needs them (minor faults). The freed heap
+	 * always. */
 	if (l->dp || l->dra)
 		rn_mem_trim();
 	else
