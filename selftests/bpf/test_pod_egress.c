@@ -63,6 +63,12 @@ static const struct pfx fixtures[] = {
 	  .reason = RN_REASON_SOURCE_IP },
 	{ "foreign v6 source refused", V6(fx_pod_mac, "fd00::99", FR_UDP), .verdict = SHOT,
 	  .reason = RN_REASON_SOURCE_IP },
+	/* the unowned sources a pod may use, IPv4 and IPv6 (the program checks
+	 * each family on its own path) */
+	{ "v4 from 0.0.0.0 (DHCP) passes", V4(fx_pod_mac, "0.0.0.0"), .verdict = OK,
+	  .reason = NONE },
+	{ "forged Ethernet source from 0.0.0.0 refused", V4(fx_pod2_mac, "0.0.0.0"),
+	  .verdict = SHOT, .reason = RN_REASON_SOURCE_MAC },
 	{ "monitor: foreign source counted, passed", V4(fx_pod_mac, "10.0.0.3"),
 	  .policy = RN_POLICY_MONITOR, .verdict = OK, .reason = RN_REASON_SOURCE_IP },
 	{ "off: nothing checked", V4(fx_pod2_mac, "10.0.0.3"), .off = 1,
