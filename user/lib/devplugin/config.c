@@ -5,6 +5,7 @@
  * the legacy devices but not both) plus kubelet's check of the full name,
  * so a name kubelet would refuse fails here, at config time. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,7 +151,13 @@ int rn_dp_config_parse(json_t *dp, struct rn_dp_config *out, struct rn_error *e)
 					    NULL };
 	static const char where[] = "config: device_plugin";
 
-	memset(out, 0, sizeof(*out));
+	/* not the ~400 KiB of res[]: each resource is zeroed as it is
+	 * parsed (parse_resource, add_vf_resources) and nothing reads past
+	 * n_res, so a node's few resources touch a few pages of it, not all
+	 * 64 slots (the plugin's config lives as long as the agent) */
+	memset(out, 0, offsetof(struct rn_dp_config, res));
+	out->n_res = 0;
+	memset(&out->sriov, 0, sizeof(out->sriov));
 	snprintf(out->kubelet_dir, sizeof(out->kubelet_dir), "%s", RN_DP_DEFAULT_KUBELET_DIR);
 	snprintf(out->cdi_dir, sizeof(out->cdi_dir), "%s", RN_DP_DEFAULT_CDI_DIR);
 	out->periodic_s = 60;
