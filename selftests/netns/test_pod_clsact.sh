@@ -63,6 +63,23 @@ if [ -x "$NEW" ]; then
 else
 	tap_skip "clsact pods across an upgrade" "build/variant/bin/rdmanetd not built"
 fi
+# the attach takes the slot the registration gave: an ADD opens the owner
+# table (rn_pod_meta_v1) once, to register (it opened every pinned map
+# three times: registering, finding the slot again, attaching)
+if command -v strace >/dev/null; then
+	nsb=$(cni_pod_up b)
+	CNI_WRAP="strace -f -qq -e trace=bpf -o $CNI_TMP/strace_b.log" \
+		cni_run ADD "$CNI_TMP/rail.json" c-b net1 "$nsb"
+	cni_check_ok "ADD pod b under strace"
+	check_eq "  it opened the pinned owner table once" \
+		"$(grep -c 'BPF_OBJ_GET.*rn_pod_meta_v1' "$CNI_TMP/strace_b.log")" 1
+	check "  and pod b carries rn_pod_egress" \
+		sh -c "nsenter --net=/run/netns/$CNI_PFX-b bpftool -j net show dev net1 | jq -e '.[0].tc[] | select(.name == \"rn_pod_egress\")' >/dev/null"
+	cni_run DEL "$CNI_TMP/rail.json" c-b net1 "$nsb"
+	cni_check_ok "DEL pod b"
+else
+	tap_skip "one registry read per ADD" "no strace"
+fi
 cni_run DEL "$CNI_TMP/rail.json" c-a net1 "$ns"
 cni_check_ok "DEL pod a"
 check_eq "nothing left in the pod" "$(cni_pod_leftovers a)" ""

@@ -45,6 +45,7 @@ struct add {
 	struct cni_prober prober;
 	struct cni_prechecked pre;	/* rdmanetd's pre-checked addresses */
 	int lock_fd;			/* the attachment's lock (record.h) */
+	int slot;			/* the data-path registration's slot, -1 if none */
 	bool recorded;
 	bool networked;			/* the DRA network data recorded (dra_network.h) */
 	struct cni_record_pending first;	/* the first record's sync */
@@ -470,7 +471,7 @@ static int do_register(struct add *a)
 	memcpy(s.mac, a->att.mac, 6);
 	for (unsigned int i = 0; i < a->att.n_addrs; i++)
 		s.ips[s.n_ips++] = a->att.addrs[i].address.addr;
-	rc = cni_datapath_register(a->cfg.bpf.pin_dir, &s, &e);
+	rc = cni_datapath_register(a->cfg.bpf.pin_dir, &s, &a->slot, &e);
 	if (rc < 0)
 		return cni_fail_rn(&r->err, RN_CNI_ERR_DATAPATH, &e, "data-path registration");
 	if (rc == 1)
@@ -495,8 +496,8 @@ static int guard(struct add *a)
 {
 	struct cni_req *r = a->r;
 	struct rn_error e = { 0 };
-	int rc = cni_datapath_guard(a->cfg.bpf.pin_dir, &a->ns, a->pod, r->env.container_id,
-				    r->env.ifname, a->att.ifindex, master_tc_mode(a), &e);
+	int rc = cni_datapath_guard(a->cfg.bpf.pin_dir, &a->ns, a->pod, a->slot, a->att.ifindex,
+				    master_tc_mode(a), &e);
 
 	if (rc < 0)
 		return cni_fail_rn(&r->err, RN_CNI_ERR_DATAPATH, &e, "per-pod program");
@@ -591,7 +592,7 @@ static void cleanup(struct add *a)
 int cni_cmd_add(struct cni_req *r, json_t **result)
 {
 	struct add a = { .r = r, .ns = { .host_fd = -1, .pod_fd = -1 },
-			 .prober = { .arp_fd = -1, .nd_fd = -1 }, .lock_fd = -1,
+			 .prober = { .arp_fd = -1, .nd_fd = -1 }, .lock_fd = -1, .slot = -1,
 			 .vf = { .lock_fd = -1 }, .first = { .fd = -1 } };
 	int rc = -1;
 

@@ -17,13 +17,18 @@ bool cni_datapath_present(const char *pin_dir)
 	       !rn_pin_path(path, sizeof(path), pin_dir, rn_map_names[0]) && !access(path, F_OK);
 }
 
-int cni_datapath_register(const char *pin_dir, const struct rn_pod_spec *s, struct rn_error *e)
+int cni_datapath_register(const char *pin_dir, const struct rn_pod_spec *s, int *slot,
+			  struct rn_error *e)
 {
+	__u32 at;
 	int rc;
 
+	*slot = -1;
 	if (!cni_datapath_present(pin_dir))
 		return rn_fail(e, 1, "rdmanetd's maps are not pinned at %s", pin_dir);
-	rc = rn_registry_add(pin_dir, s, e);
+	rc = rn_registry_add_slot(pin_dir, s, &at, e);
+	if (!rc)
+		*slot = (int)at;
 	/* a master rdmanetd does not manage: the pod still gets its network */
 	return rc == -ENODEV ? 1 : rc;
 }
@@ -55,19 +60,17 @@ static int slot_of(const char *pin_dir, const char *container_id, const char *if
 }
 
 int cni_datapath_guard(const char *pin_dir, const struct cni_netns *ns, struct nl_sock *pod,
-		       const char *container_id, const char *ifname, int ifindex,
-		       enum rn_tc_mode mode, struct rn_error *e)
+		       int slot, int ifindex, enum rn_tc_mode mode, struct rn_error *e)
 {
 	enum rn_pod_attach how;
-	int slot, rc;
+	int rc;
 
 	if (!cni_datapath_present(pin_dir))
 		return rn_fail(e, 1, "rdmanetd's maps are not pinned at %s", pin_dir);
-	slot = slot_of(pin_dir, container_id, ifname, e);
-	if (slot == -ENOENT)
-		return rn_fail(e, 1, "not registered");
+	/* the slot the registration just gave (finding it again by container
+	 * id and ifname read every pinned map and the whole owner table) */
 	if (slot < 0)
-		return slot;
+		return rn_fail(e, 1, "not registered");
 	/* the tcx attach names the interface by its ifindex in the pod's netns */
 	if (cni_netns_enter(ns, e))
 		return e->code;

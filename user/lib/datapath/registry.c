@@ -416,6 +416,12 @@ static int registry_open(const char *pin_dir, struct rn_maps *m, struct rn_error
 
 int rn_registry_add(const char *pin_dir, const struct rn_pod_spec *s, struct rn_error *e)
 {
+	return rn_registry_add_slot(pin_dir, s, NULL, e);
+}
+
+int rn_registry_add_slot(const char *pin_dir, const struct rn_pod_spec *s, __u32 *slot_out,
+			 struct rn_error *e)
+{
 	struct meta_table table = { 0 };
 	struct rn_maps m;
 	int lock, mslot, old, err;
@@ -449,13 +455,16 @@ int rn_registry_add(const char *pin_dir, const struct rn_pod_spec *s, struct rn_
 		goto out;
 	}
 	if (old >= 0) {
-		err = republish(&m, s, (__u16)mslot, (__u32)old, e);
+		slot = (__u32)old;
+		err = republish(&m, s, (__u16)mslot, slot, e);
 		goto out;
 	}
 	err = rn_registry_publish(&m, s, (__u16)mslot, slot, true, e);
 	if (err)
 		rn_registry_remove_slot(&m, slot);
 out:
+	if (!err && slot_out)
+		*slot_out = slot;
 	meta_table_free(&table);
 	rn_pin_unlock(lock);
 	rn_maps_close(&m);

@@ -43,6 +43,11 @@ int rn_pod_spec_check(const struct rn_pod_spec *s, struct rn_error *e);
  * Fails, changing nothing, if its MAC (or IP, when IP-keyed) is already
  * registered on that master by another interface. */
 int rn_registry_add(const char *pin_dir, const struct rn_pod_spec *s, struct rn_error *e);
+/* rn_registry_add that also gives the slot it registered in (*slot; may be
+ * NULL), so that a caller attaching the per-pod program next need not read
+ * the whole registry again to find it. */
+int rn_registry_add_slot(const char *pin_dir, const struct rn_pod_spec *s, __u32 *slot,
+			 struct rn_error *e);
 /* Idempotent: removing what is not registered succeeds. *removed (may be
  * NULL) tells whether an entry was there. */
 int rn_registry_del(const char *pin_dir, const char *container_id, const char *ifname,
