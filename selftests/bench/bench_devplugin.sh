@@ -16,7 +16,7 @@
 . "$RN_SRC/selftests/lib/tap.sh"
 . "$RN_SRC/selftests/lib/netns.sh"
 . "$RN_SRC/selftests/devplugin/lib.sh"
-NSYS=$RN_TMP/nsys
+. "$RN_SRC/selftests/bench/lib_dp_node.sh"
 cleanup() {
 	dp_kubelet_stop
 	umount "$NSYS" 2>/dev/null
@@ -27,33 +27,8 @@ PODS=1024
 
 dp_have_python_grpc || { echo "python3-grpcio missing: make deps"; exit 1; }
 rn_topo_up || exit 1
-dp_fixture cx5_healthy
-mkdir -p "$NSYS"
-rn_in_node mount -t sysfs sysfs "$NSYS" || exit 1
-PF1=$RN_TMP/host/sys/devices/pci0000:3a/0000:3a:00.0/0000:3b:00.1/net/ens1f1np1
-rm "$PF1/operstate"
-ln -s "$NSYS/class/net/roce0/operstate" "$PF1/operstate"
+bench_dp_node || exit 1
 
-rails=""
-for i in 1 2 3 4 5 6 7 8; do
-	case $((i % 4)) in
-	0) nd=ens1f0np0 ;; 1) nd=ens1f1np1 ;; 2) nd=ens1f0v0 ;; 3) nd=ens1f0v1 ;;
-	esac
-	rails="$rails${rails:+,} { \"resourcePrefix\": \"spidernet.io\", \"resourceName\": \"shared_cx5_gpu$i\",
-	  \"rdmaHcaMax\": 100, \"selectors\": { \"ifNames\": [\"$nd\"] } }"
-done
-dp_config "$RN_TMP/dp.json" "{ \"kubelet_dir\": \"$DP_KUBELET\", \"periodicUpdateInterval\": 0,
-  \"configList\": [ $rails ] }"
-rn_agent_config "$RN_TMP/plain.json" monitor "" "\"rdma\": { \"sysfs_root\": \"$RN_TMP/host/sys\" }"
-
-register_pods() {
-	local i mac
-	for i in $(seq 0 $((PODS - 1))); do
-		printf -v mac '02:ab:00:00:%02x:%02x' $((i >> 8)) $((i & 255))
-		rn_ctl pod add --namespace bench --pod p$i --container-id c$i --ifname net1 \
-			--master roce0 --mac "$mac" --ip 10.$((100 + i / 250)).$((i % 250)).1 || return 1
-	done
-}
 rss() { awk "/$1/ {print \$2}" /proc/"$RN_AGENT_PID"/status; }
 keep_smaps() {
 	[ -n "${RN_BENCH_SMAPS:-}" ] || return 0
@@ -64,7 +39,7 @@ keep_smaps() {
 
 # baseline: the same agent, no device plugin
 rn_agent_start "$RN_TMP/plain.json" >/dev/null || exit 1
-register_pods || exit 1
+bench_register_pods "$PODS" || exit 1
 sleep 3
 base_rss=$(rss VmRSS) base_hwm=$(rss VmHWM)
 keep_smaps plain
@@ -78,7 +53,7 @@ for i in 1 2 3 4 5 6 7 8; do
 	dp_wait ".event == \"allocate_bench\" and .resource == \"spidernet.io/shared_cx5_gpu$i\"" 60 ||
 		exit 1
 done
-register_pods || exit 1
+bench_register_pods "$PODS" || exit 1
 sleep 3
 rss=$(rss VmRSS) hwm=$(rss VmHWM)
 keep_smaps dp

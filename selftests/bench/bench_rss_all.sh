@@ -18,7 +18,7 @@
 . "$RN_SRC/selftests/devplugin/lib.sh"
 . "$RN_SRC/selftests/dra/lib.sh"
 . "$RN_SRC/selftests/kubeapi/lib/standin.sh"
-NSYS=$RN_TMP/nsys
+. "$RN_SRC/selftests/bench/lib_dp_node.sh"
 PODS=1024
 RUNS=${RSS_RUNS:-3}
 cleanup() {
@@ -33,25 +33,7 @@ fail() { echo "bench_rss_all: $*" >&2; exit 1; }
 dp_have_python_grpc || fail "python3-grpcio missing: make deps"
 command -v openssl >/dev/null || fail "openssl missing: make deps"
 rn_topo_up || fail "cannot create network namespaces"
-dp_fixture cx5_healthy
-# rail 2's netdev is the node's roce0 (as bench_devplugin.sh)
-mkdir -p "$NSYS"
-rn_in_node mount -t sysfs sysfs "$NSYS" || fail "cannot mount the node's sysfs"
-PF1=$RN_TMP/host/sys/devices/pci0000:3a/0000:3a:00.0/0000:3b:00.1/net/ens1f1np1
-rm "$PF1/operstate"
-ln -s "$NSYS/class/net/roce0/operstate" "$PF1/operstate"
-
-rails=""
-for i in 1 2 3 4 5 6 7 8; do
-	case $((i % 4)) in
-	0) nd=ens1f0np0 ;; 1) nd=ens1f1np1 ;; 2) nd=ens1f0v0 ;; 3) nd=ens1f0v1 ;;
-	esac
-	rails="$rails${rails:+,} { \"resourcePrefix\": \"spidernet.io\", \"resourceName\": \"shared_cx5_gpu$i\",
-	  \"rdmaHcaMax\": 100, \"selectors\": { \"ifNames\": [\"$nd\"] } }"
-done
-dp_config "$RN_TMP/dp.json" "{ \"kubelet_dir\": \"$DP_KUBELET\", \"periodicUpdateInterval\": 0,
-  \"configList\": [ $rails ] }"
-rn_agent_config "$RN_TMP/plain.json" monitor "" "\"rdma\": { \"sysfs_root\": \"$RN_TMP/host/sys\" }"
+bench_dp_node || fail "cannot set up the node"
 
 rn_in_node ip link set lo up
 mkdir -p "$RN_TMP/api" "$DP_KUBELET/plugins_registry"
@@ -63,14 +45,6 @@ jq -s '.[0] * {dra: .[1].dra, cni: .[1].cni}' "$RN_TMP/dp.json" "$RN_TMP/dra.jso
 dp_kubelet_start --bench-allocate 500 --watcher
 dp_wait '.event == "watcher_up"' || fail "the fake kubelet did not start"
 
-register_pods() {
-	local i mac
-	for i in $(seq 0 $((PODS - 1))); do
-		printf -v mac '02:ab:00:00:%02x:%02x' $((i >> 8)) $((i & 255))
-		rn_ctl pod add --namespace bench --pod p$i --container-id c$i --ifname net1 \
-			--master roce0 --mac "$mac" --ip 10.$((100 + i / 250)).$((i % 250)).1 || return 1
-	done
-}
 rss() { awk "/$1/ {print \$2}" /proc/"$RN_AGENT_PID"/status; }
 # one JSON line: the agent's four numbers now (KiB)
 reading() {
@@ -91,7 +65,7 @@ agent_done() {
 for run in $(seq "$RUNS"); do
 	# the baseline: no device plugin, no DRA driver
 	rn_agent_start "$RN_TMP/plain.json" >/dev/null || fail "rdmanetd (plain) did not start"
-	register_pods || fail "pod add (plain)"
+	bench_register_pods "$PODS" || fail "pod add (plain)"
 	sleep 3
 	reading "plain.$run" >>"$RN_TMP/plain.jsonl"
 	agent_done
@@ -108,7 +82,7 @@ for run in $(seq "$RUNS"); do
 	out=$(dra_kubelet bench --endpoint "$DRA_SOCK" --service v1.DRAPlugin \
 		--claim "default/shared/11111111-1111-4111-8111-111111111111" --count 50)
 	[ "$(jq -r .error <<<"$out")" = null ] || fail "prepare: $out"
-	register_pods || fail "pod add (all)"
+	bench_register_pods "$PODS" || fail "pod add (all)"
 	slices=$(rn_in_node "$RN_BUILD/tools/kube_request" --kubeconfig "$RN_TMP/kubeconfig" \
 		GET /apis/resource.k8s.io/v1/resourceslices | sed -n 2p | jq '.items | length')
 	[ "${slices:-0}" -gt 0 ] || fail "no ResourceSlice at the API server"
