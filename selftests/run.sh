@@ -127,31 +127,30 @@ VM_PREFETCH="6.12 6.1 qemu10"
 
 # The VM tests are bound by CPU (a TCG guest keeps a core busy), the non-VM
 # tests mostly wait (on netlink, daemons, timers: about half a core on
-# average), so with RN_VM_OVERLAP=1 (the default) one VM lane starts beside
-# the non-VM tests, after the prefetch, and the other lanes when those are
-# done. The overlap lane takes one-guest tests only: a pair test (two
-# guests, test_two_nodes) waits for a lane of its own, so the non-VM tests
-# always keep a core. Lanes take the next test from one queue (flock).
-# RN_VM_OVERLAP=0: the VM lanes start when the non-VM tests are done.
-overlap=${RN_VM_OVERLAP:-1}
-pairs=() queue=()
+# average). With RN_VM_OVERLAP=1 one VM lane starts beside the non-VM tests,
+# after the prefetch, and takes one-guest tests only (a pair test boots two
+# guests, two busy host threads, and would leave the non-VM tests no core);
+# the other lanes start when the non-VM tests are done, and from then on
+# every lane takes any test. Lanes take the first test no lane took yet, in
+# the longest-first order (mkdir of a claim is the lock). RN_VM_OVERLAP=0
+# (the default) starts every lane after the non-VM tests.
+overlap=${RN_VM_OVERLAP:-0}
+declare -A pair=()
 for t in "${ordered[@]}"; do
-	case $vm_jobs:$t in [2-9]:*/test_two_nodes.sh) pairs+=("$t") ;; *) queue+=("$t") ;; esac
+	grep -qE '^[^#]*(vm_main pair|vm_run_pair )' "$t" && pair[$t]=1
 done
-# vm_next: prints the queue's next test, or fails when none is left
+# vm_next: prints the next test for a lane, or fails when none is left for it
 vm_next() {
-	local fd i
-	exec {fd}>>"$LOGDIR/vm-queue.lock"
-	flock "$fd"
-	i=$(cat "$LOGDIR/vm-queue.next" 2>/dev/null || echo 0)
-	echo $((i + 1)) >"$LOGDIR/vm-queue.next"
-	exec {fd}>&-
-	[ "$i" -lt ${#queue[@]} ] && echo "${queue[$i]}"
+	local i t
+	for i in "${!ordered[@]}"; do
+		t=${ordered[$i]}
+		[ -e "$LOGDIR/vm-serial.done" ] || [ -z "${pair[$t]:-}" ] || continue
+		mkdir "$LOGDIR/vm-claim.$i" 2>/dev/null && { echo "$t"; return 0; }
+	done
+	return 1
 }
-# vm_lane [TEST...]: runs the TESTs, then tests from the queue until it is empty
 vm_lane() {
 	local t
-	for t in "$@"; do run_one "$t"; done
 	while t=$(vm_next); do run_one "$t"; done
 }
 vm_prefetch() {
@@ -177,17 +176,15 @@ for t in "${serial[@]}"; do
 done
 
 [ -z "${prefetch_pid:-}" ] || wait "$prefetch_pid"
-# the rest of the lanes; the pair tests first, each on a lane of its own
-n=0
-while [ ${#vm[@]} -gt 0 ] && { [ $((${#lanes[@]} + n)) -lt "$vm_jobs" ] || [ $n -lt ${#pairs[@]} ]; }; do
-	if [ $n -lt ${#pairs[@]} ]; then
-		vm_lane "${pairs[$n]}" &
-	else
+touch "$LOGDIR/vm-serial.done"
+busy=0
+for p in "${lanes[@]}"; do kill -0 "$p" 2>/dev/null && busy=$((busy + 1)); done
+if [ ${#vm[@]} -gt 0 ]; then
+	for _ in $(seq $((vm_jobs - busy))); do
 		vm_lane &
-	fi
-	lanes+=($!)
-	n=$((n + 1))
-done
+		lanes+=($!)
+	done
+fi
 [ ${#lanes[@]} = 0 ] || wait "${lanes[@]}"
 for t in "${ordered[@]}"; do collect "$t"; done
 
