@@ -15,7 +15,9 @@
 #     env names rxe0, eth0 and the GID index;
 #   - two pods attached by the CNI from that claim (macvlans on eth0), each
 #     addressed from the pool, the claim's status.devices[].networkData
-#     written at the API server; DEL both, unprepare: nothing left.
+#     written at the API server; DEL both, unprepare: nothing left;
+#   - eth0 down: the slice republished with the port DOWN (as rdma link
+#     says), up: ACTIVE again.
 # The host part is at the bottom; inside the VM (VM_NODE set) this file is
 # the node's script.
 
@@ -199,6 +201,20 @@ JSON
 			"$RN_BUILD/bin/rdmanetctl" -c $CONFIG -j ip show --container-id c-$p --ifname net1 |
 			jq '.allocations | length'; done | xargs)" \
 		"0 0 0"
+
+	# the port going down: eth0 down takes rxe0's port down (what the
+	# devplugin test does too; nothing of the above needs the wire now)
+	local gen down_state
+	gen=$(slices | jq '.items[0].spec.pool.generation')
+	ip link set eth0 down
+	vm_wait_until 10 sh -c "rdma -j link show rxe0/1 | grep -qv '\"state\":\"ACTIVE\"'"
+	down_state=$(rdma -j link show rxe0/1 | jq -r '.[0].state')
+	check "eth0 down: the slice republished (a new generation) with the port's state, $down_state as rdma link says" \
+		vm_wait_until 30 slice_has ".items[0] | .spec.pool.generation > $gen and
+			(.spec.devices[] | select(.name == \"$DEV\") | .attributes.portState.string == \"$down_state\")"
+	ip link set eth0 up
+	check "eth0 up: republished, ACTIVE again" vm_wait_until 30 slice_has \
+		".items[0].spec.devices[] | select(.name == \"$DEV\") | .attributes.portState.string == \"ACTIVE\""
 
 	kill -TERM $agent
 	wait $agent
