@@ -194,7 +194,11 @@ main_round() {
 # A DRA claim's VF (selftests/dra/test_dra_cni.sh drives the real driver;
 # here its state file and the claim's hold are written as it writes them):
 # the CNI with "dra" hands the pod the claim's VF; DEL gives it back to the
-# claim (held, in no pod), not to the node.
+# claim (held, in no pod), not to the node. The real driver cannot prepare
+# it here: it publishes VFs only under a PF that is an RDMA device
+# (user/lib/dra/devices.c, from the RDMA model), and igb has none, so it
+# has no device for the VF a claim could name (test_dra_rxe.sh runs the
+# real driver on rxe0's port instead).
 dra_round() {
 	local u=c1c1c1c1-1111-4111-8111-111111111111 pod=a1a1a1a1-0000-4000-8000-000000000001
 	local h=$CNI_STATE/sriov/$VF0.json vfdev out=/tmp/dra-add.json
