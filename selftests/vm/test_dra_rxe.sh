@@ -27,12 +27,14 @@ guest_main() {
 	mkdir -p $RN_TMP
 	rn_in_node() { "$@"; }	# the guest's own netns is the node's
 	. "$RN_SRC/selftests/dra/lib.sh"
-	local D=$RN_BUILD/bin/rdmanetd CONFIG=$RN_TMP/agent.json agent t0 out
+	local D=$RN_BUILD/bin/rdmanetd CONFIG=$RN_TMP/agent.json agent out
 	local CLAIMS=/apis/resource.k8s.io/v1/namespaces/default/resourceclaims
 	local RS=/apis/resource.k8s.io/v1/resourceslices DEV=rxe0-port1
 
 	# (python3 with grpc: each kubelet stand-in call imports it, 6-15 s
 	# under TCG: three calls here)
+	# dra_api_start of selftests/dra/lib.sh, in the guest's own netns (that
+	# one enters a fixture's node netns)
 	dra_api_start_here() {
 		. "$RN_SRC/selftests/kubeapi/lib/standin.sh"
 		ip link set lo up
@@ -74,7 +76,7 @@ JSON
 	slice_has() { [ "$(slices | jq -r "$1" 2>/dev/null)" = true ]; }
 	check "the slice is published (the stand-in validated it)" \
 		vm_wait_until 60 slice_has '.items | length == 1'
-	local dev gid
+	local dev
 	dev=$(slices | jq -c --arg d $DEV '.items[0].spec.devices[] | select(.name == $d)')
 	echo "$dev" >"$VM_OUT/slice-device.json"
 	# rxe0 as the kernel has it: rdma -j for the port, sysfs for the GIDs.
