@@ -389,17 +389,11 @@ static void tick(struct loop *l)
 	rn_ipam_blocks_tick(c);
 	if (c->textfile.interval_s > 0)
 		export_once(c);
-	/* With a kubelet plugin served, what its gRPC calls and the API
-	 * client touched since the last tick (gRPC core, OpenSSL, libcurl:
-	 * 7 MiB of their code and read-only data after a burst of
-	 * Prepare/Allocate calls and 1,024 pods) is given back here, as at
-	 * start-up: clean file pages, mapped again from the page cache by
-	 * the next call that needs them (minor faults). The freed heap
-	 * always. */
-	if (l->dp || l->dra)
-		rn_mem_trim();
-	else
-		malloc_trim(0);
+	/* the freed heap; not the library pages the plugins' calls touched:
+	 * those are their working set, and dropping them each tick (tried)
+	 * only moved them from this process's RSS to the page cache, still
+	 * charged to its cgroup, to be faulted in again by the next call */
+	malloc_trim(0);
 }
 
 static void follow(struct loop *l)
