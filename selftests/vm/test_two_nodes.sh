@@ -672,7 +672,7 @@ CP_PID=$!
 
 T0=$SECONDS
 # not repeated after an rxe panic: the etcd cluster above lost its leader
-VM_RXE_PANIC_RETRIES=0 VM_MGMT=1 VM_SCRIPT_ARGS="${ETCD_CLIENT_PORTS[*]}" vm_run_pair "$0" "$0" 600
+VM_RXE_PANIC_RETRIES=0 VM_MGMT=1 VM_SCRIPT_ARGS="${ETCD_CLIENT_PORTS[*]}" vm_run_pair "$0" "$0" 840
 tap_diag "two-node walkthrough: $((SECONDS - T0)) s from boot to power-off"
 
 # what the nodes left behind, checked with the standard tools here
