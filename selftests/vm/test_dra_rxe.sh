@@ -22,7 +22,6 @@
 # the node's script.
 
 guest_main() {
-	. "$VM_LIB/guest.sh"
 	RN_TMP=/tmp/dra
 	mkdir -p $RN_TMP
 	rn_in_node() { "$@"; }	# the guest's own netns is the node's
@@ -223,15 +222,8 @@ JSON
 	check_eq "agent stops cleanly" $? 0
 	standin_stop
 	$D --uninstall --config $CONFIG 2>/dev/null
-	tap_done
 }
 
-if [ -n "${VM_NODE:-}" ]; then
-	guest_main
-fi
-
-. "$RN_SRC/selftests/lib/tap.sh"
-. "$RN_SRC/selftests/vm/lib/vm.sh"
-vm_require "${VM_SERIES:-6.12}"
-vm_run_one "$0" 240
+. "$(dirname "$0")/lib/main.sh"
+vm_main one guest_main 240
 tap_done
