@@ -300,7 +300,7 @@ DEPS_NPM := $(if $(shell dpkg -S /usr/bin/npm 2>/dev/null | grep '^nodejs:'),,np
 # stage), and what testing them needs on top (make deps).
 BUILD_PKGS := clang-19 gcc make pkg-config binutils zlib1g-dev libxdp-dev libnl-3-dev \
 	libnl-route-3-dev libnl-genl-3-dev libjansson-dev libsqlite3-dev libcurl4-openssl-dev \
-	libibverbs-dev libgrpc-dev protobuf-c-compiler libprotobuf-c-dev libyaml-dev
+	libssl-dev libibverbs-dev libgrpc-dev protobuf-c-compiler libprotobuf-c-dev libyaml-dev
 BUILD_BPO_PKGS := libbpf-dev libbpf1 bpftool libelf1 libelf-dev libdw1 linux-libc-dev
 DEPS_PKGS := $(BUILD_PKGS) clang llvm libcmocka-dev libclang-rt-14-dev xdp-tools \
 	iproute2 iperf3 tshark tcpdump etcd-server etcd-client prometheus \

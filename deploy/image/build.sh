@@ -78,10 +78,10 @@ out=$(in_image /usr/local/lib/cni/rdmanet 2>&1) || fail "the CNI plugin does not
 [[ "$out" == *"plugin $VERSION (commit $GIT_COMMIT)"* ]] || fail "the CNI plugin says \"$out\""
 missing=$(in_image /bin/sh -c '
 	for f in /usr/local/sbin/rdmanetd /usr/local/bin/rdmanetctl /usr/local/lib/cni/rdmanet-etcd \
-		$(ldconfig -p | awk "/libgrpc\.so\.|libgpr\.so\.|libcurl\.so\.4 /{ print \$NF }"); do
+		$(ldconfig -p | awk "/libgrpc\.so\.|libgpr\.so\.|libcurl\.so\.4 |libssl\.so\.3 /{ print \$NF }"); do
 		ldd "$f" | sed -n "s|^|$f: |; /not found/p"
 	done
-	for l in libgrpc.so.29 libgpr.so.29 libcurl.so.4 libibverbs.so.1; do
+	for l in libgrpc.so.29 libgpr.so.29 libcurl.so.4 libssl.so.3 libibverbs.so.1; do
 		ldconfig -p | grep -q "^[[:space:]]*$l " || echo "$l: not in the loader cache"
 	done
 	ls /usr/lib/x86_64-linux-gnu/libibverbs/*.so >/dev/null 2>&1 || echo "no verbs provider (ibverbs-providers)"')

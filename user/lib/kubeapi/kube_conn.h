@@ -9,8 +9,9 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "curl_lazy.h"
+#include "kubeapi/http_answer.h"
 #include "kubeapi/kubeapi.h"
+#include "openssl_lazy.h"
 
 struct rn_kube_pem {		/* a file, or inline data (kubeconfig *-data) */
 	char file[PATH_MAX];
@@ -28,10 +29,15 @@ struct rn_kube {
 	bool insecure;		/* insecure-skip-tls-verify */
 	long timeout_ms;
 
-	const void *api;	/* struct rn_curl_api, once loaded */
-	void *curl;
-	struct rn_curl_answer ans;	/* the answer being received */
-	char curl_error[256];
+	size_t answer_max;	/* the largest answer body taken */
+
+	/* the connection (kube_http.c), kept alive between requests */
+	const struct rn_ssl_api *ssl_api;	/* once the first https request loaded it */
+	SSL_CTX *ssl_ctx;	/* CA, client certificate: made once */
+	SSL *ssl;		/* the open connection's session (https) */
+	int fd;
+	bool conn_open;
+	bool tls;		/* https:// */
 };
 
 /* kubeconfig.c / in_cluster.c fill k (zeroed by the caller; on an error,
@@ -45,5 +51,19 @@ int rn_kube_load_in_cluster(struct rn_kube *k, struct rn_error *e);
 /* the token file's current token, when it changed since the last read */
 int rn_kube_token_refresh(struct rn_kube *k, struct rn_error *e);
 void rn_kube_pem_free(struct rn_kube_pem *p);
+
+/* kube_tls.c: k->ssl_ctx made (once); a TLS session on k->fd to host */
+int rn_kube_tls_context(struct rn_kube *k, struct rn_error *e);
+int rn_kube_tls_handshake(struct rn_kube *k, const char *host, struct rn_error *e);
+/* whether an SSL call's failure rc was the socket's timeout */
+bool rn_kube_tls_timed_out(const struct rn_ssl_api *api, SSL *ssl, int rc);
+
+/* kube_http.c: one request (body NULL or text of Content-Type type) and
+ * its answer, within k->timeout_ms; negative errno with e set ("what
+ * failed: why") when no answer came. rn_kube_http_close drops the
+ * kept-alive connection. */
+int rn_kube_http(struct rn_kube *k, const char *method, const char *path, const char *type,
+		 const char *body, struct rn_http_answer *ans, struct rn_error *e);
+void rn_kube_http_close(struct rn_kube *k);
 
 #endif

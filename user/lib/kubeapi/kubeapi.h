@@ -7,8 +7,9 @@
  * DRA driver publishes its ResourceSlices and writes claim status with it.
  * This header is the module's whole interface.
  *
- * libcurl is loaded at the first request (curl_lazy.h); an agent that
- * never talks to the API server does not map it. */
+ * HTTP/1.1 over OpenSSL's libssl, loaded at the first https request
+ * (openssl_lazy.h); an agent that never talks to the API server does not
+ * map it. */
 #ifndef RDMANET_KUBEAPI_H
 #define RDMANET_KUBEAPI_H
 
