@@ -94,8 +94,8 @@ echo "   sysfs write -> slice published: median $flip_med ms, max $flip_max ms o
 dra_rss=$(rss VmRSS) dra_hwm=$(rss VmHWM) dra_anon=$(rss RssAnon) dra_file=$(rss RssFile)
 echo "-- RSS: $dra_rss KiB with the driver (peak $dra_hwm), $plain_rss KiB without (peak $plain_hwm): x $(echo "scale=3; $dra_rss / $plain_rss" | bc)"
 echo "   of which anonymous (the agent's own memory) $dra_anon KiB with the driver, $plain_anon KiB without;"
-echo "   the rest is the pages of shared libraries it maps (gRPC, OpenSSL, libcurl and its"
-echo "   dependencies), $dra_file KiB with, $plain_file KiB without"
+echo "   the rest is the pages of shared libraries it maps (gRPC and its C++ runtime,"
+echo "   OpenSSL), $dra_file KiB with, $plain_file KiB without"
 rn_agent_stop
 
 mkdir -p "$RN_BENCH_OUT"
