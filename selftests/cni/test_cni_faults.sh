@@ -150,7 +150,7 @@ if command -v strace >/dev/null; then
 	# checks off: the quickest ADD, the one least likely to hide a store
 	# write that is not done before it answers
 	jq '. + {gatewayCheck: false, ipConflictCheck: false}' "$CNI_TMP/net.json" >"$CNI_TMP/fast.json"
-	CNI_WRAP="strace -f -y -qq -ttt -T -e trace=openat,fsync,fdatasync,pwrite64,write -o $CNI_TMP/strace.log" \
+	CNI_WRAP="strace -f -y -qq -ttt -T -e trace=openat,fsync,fdatasync,pwrite64,write,setns -o $CNI_TMP/strace.log" \
 		cni_run ADD "$CNI_TMP/fast.json" c-dur net1 /run/netns/"$CNI_PFX-dur"
 	cni_check_ok "ADD under strace"
 	# times: a call's start, and its end (start + duration, or the time of
@@ -184,6 +184,20 @@ if command -v strace >/dev/null; then
 		"$(sed -n 1p <<<"$order")" "created, file synced, directory synced, then the store"
 	check_eq "  the allocation: its commit synced before ADD answers" \
 		"$(sed -n 2p <<<"$order")" "WAL synced, then the answer"
+	# the link's sysctls (addr_gen_mode, and arp_notify and ndisc_notify
+	# with the checks off) in one visit to the pod netns (S: setns, K: a
+	# knob of net1 opened), while the first record is synced: before the
+	# store's first write (W)
+	seq=$(awk '/resumed>/ { next }
+		/ setns\(/ { seq = seq "S" }
+		/openat\(/ && /\/proc\/sys\/net\/ipv[46]\/conf\/net1\// { seq = seq "K" }
+		/(pwrite64|write)\(/ && index($0, "ipam.db-wal>") && !w { seq = seq "W"; w = 1 }
+		END { print seq }' "$CNI_TMP/strace.log")
+	check "  the link's three sysctls in one visit to the pod netns, before the store is written ($seq)" \
+		grep -Eq '^[^K]*SKKKS[^K]*W[^K]*$' <<<"$seq"
+	check_eq "  and set (addr_gen_mode arp_notify ndisc_notify)" \
+		"$(cni_in dur cat /proc/sys/net/ipv6/conf/net1/addr_gen_mode /proc/sys/net/ipv4/conf/net1/arp_notify \
+			/proc/sys/net/ipv6/conf/net1/ndisc_notify | tr '\n' ' ')" "0 1 1 "
 	cni_run DEL "$CNI_TMP/fast.json" c-dur net1 /run/netns/"$CNI_PFX-dur"
 	cni_check_ok "  DEL"
 else

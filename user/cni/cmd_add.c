@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* ADD: check (with "dra", the device from the pod's claim: dra_claim.h), lock the attachment, record, create the link in the pod netns
- * (while the record is synced), allocate, probe, address, route, register,
+ * and set its sysctls (while the record is synced), allocate, probe, address, route, register,
  * record the pod's network data for its claim (dra_network.h), record
  * again, answer. Any failure undoes all
  * of it (teardown.h) before the error is reported. */
@@ -255,29 +255,11 @@ static int take_vf(struct add *a)
 			     &a->att.mtu);
 }
 
-/* The link-local address the kernel gives the interface when it comes up
- * is EUI-64 (addr_gen_mode 0) whatever the pod's defaults say (a host with
- * net.core.devconf_inherit_init_net can hand pods stable-privacy or random):
- * in enforce, a pod may claim only the link-local address of its own MAC
- * (bpf/neigh_claims.h), so any other would have its own neighbour discovery
- * refused. No IPv6 in the pod: nothing to set. */
-static int eui64_link_local(struct add *a)
-{
-	struct rn_error e = { 0 };
-
-	if (cni_pod_sysctl(&a->ns, AF_INET6, a->att.ifname, "addr_gen_mode", "0", &e) == 0 ||
-	    e.code == -ENOENT)
-		return 0;
-	return cni_fail_rn(&a->r->err, RN_CNI_ERR_NETLINK, &e, "sysctl");
-}
-
 static int link_up(struct add *a)
 {
 	struct cni_link_info li;
 	struct rn_error e = { 0 };
 
-	if (eui64_link_local(a))
-		return -1;
 	if (cni_link_set_up(a->pod, a->att.ifindex, &e))
 		return cni_fail_rn(&a->r->err, RN_CNI_ERR_NETLINK, &e, "link up");
 	/* a RTM_GETLINK for the device runs its pending link-watch event now
@@ -285,15 +267,6 @@ static int link_up(struct add *a)
 	 * need) instead of whenever the kernel's workqueue gets to it */
 	if (cni_link_get(a->pod, a->att.ifname, &li, &e))
 		return cni_fail_rn(&a->r->err, RN_CNI_ERR_NETLINK, &e, "new link");
-	return 0;
-}
-
-static int pod_sysctl(struct add *a, int family, const char *knob, const char *value)
-{
-	struct rn_error e = { 0 };
-
-	if (cni_pod_sysctl(&a->ns, family, a->att.ifname, knob, value, &e))
-		return cni_fail_rn(&a->r->err, RN_CNI_ERR_NETLINK, &e, "sysctl");
 	return 0;
 }
 
@@ -312,6 +285,44 @@ static const struct cni_probe_opts *conflict_opts(const struct cni_netconf *c)
 static const struct cni_probe_opts *gateway_opts(const struct cni_netconf *c)
 {
 	return c->gateway_check.enabled ? &c->gateway_check : NULL;
+}
+
+/* The link's sysctls, all of which must be set before it comes up, in one
+ * visit to the pod netns. A shared-mode link gets them while the first
+ * record is synced (they live and die with the link, in the pod's netns);
+ * the families are the config's, as the allocation will give them.
+ *  - addr_gen_mode 0: the link-local address the kernel gives the
+ *    interface when it comes up is EUI-64 whatever the pod's defaults say
+ *    (a host with net.core.devconf_inherit_init_net can hand pods
+ *    stable-privacy or random): in enforce, a pod may claim only the
+ *    link-local address of its own MAC (bpf/neigh_claims.h), so any other
+ *    would have its own neighbour discovery refused. No IPv6 in the pod:
+ *    nothing to set.
+ *  - with the checks: accept_dad 0, the plugin runs its own duplicate
+ *    detection, and the NDP probes need the link-local address at once,
+ *    not after the kernel's DAD second;
+ *  - without them: arp_notify / ndisc_notify, the kernel announces the
+ *    addresses when the link comes up (no packet socket, whose close waits
+ *    for an RCU grace period). */
+static int link_settings(struct add *a)
+{
+	const struct cni_netconf *c = &a->r->conf;
+	bool v4 = c->n_ipv4_pools > 0, v6 = c->n_ipv6_pools > 0;
+	struct cni_sysctl v[3] = { { AF_INET6, "addr_gen_mode", "0", true } };
+	struct rn_error e = { 0 };
+	int n = 1;
+
+	if (wants_probes(c) && v6) {
+		v[n++] = (struct cni_sysctl){ AF_INET6, "accept_dad", "0", false };
+	} else if (!wants_probes(c) && cni_link_speaks_arp(c)) {
+		if (v4)
+			v[n++] = (struct cni_sysctl){ AF_INET, "arp_notify", "1", false };
+		if (v6)
+			v[n++] = (struct cni_sysctl){ AF_INET6, "ndisc_notify", "1", false };
+	}
+	if (cni_pod_sysctls(&a->ns, a->att.ifname, v, n, &e))
+		return cni_fail_rn(&a->r->err, RN_CNI_ERR_NETLINK, &e, "sysctl");
+	return 0;
 }
 
 /* With the conflict check on, the allocator takes an address rdmanetd
@@ -407,10 +418,6 @@ static int probe(struct add *a)
 			 cni_submode_name(&r->conf));
 	if (!wants_probes(&r->conf))
 		return 0;
-	/* the plugin runs its own duplicate detection, and the NDP probes need
-	 * the link-local address at once, not after the kernel's DAD second */
-	if (has_family(&a->att, AF_INET6) && pod_sysctl(a, AF_INET6, "accept_dad", "0"))
-		return -1;
 	if (link_up(a) || open_prober(a))
 		return -1;
 	return run_checks(a);
@@ -424,19 +431,12 @@ static int configure(struct add *a)
 	for (unsigned int i = 0; i < a->att.n_addrs; i++)
 		if (cni_addr_add(a->pod, a->att.ifindex, &a->att.addrs[i].address, &e))
 			return cni_fail_rn(&r->err, RN_CNI_ERR_NETLINK, &e, "%s", a->att.ifname);
-	if (wants_probes(&r->conf)) {
+	/* without the checks, the kernel announces the addresses when the link
+	 * comes up (link_settings) */
+	if (wants_probes(&r->conf))
 		cni_announce(&a->prober, &a->att);
-	} else {
-		/* the kernel announces the addresses when the link comes up: no
-		 * packet socket (whose close waits for an RCU grace period) */
-		if (cni_link_speaks_arp(&r->conf) &&
-		    ((has_family(&a->att, AF_INET) && pod_sysctl(a, AF_INET, "arp_notify", "1")) ||
-		     (has_family(&a->att, AF_INET6) &&
-		      pod_sysctl(a, AF_INET6, "ndisc_notify", "1"))))
-			return -1;
-		if (link_up(a))
-			return -1;
-	}
+	else if (link_up(a))
+		return -1;
 	cni_fault_point("addressed");
 	if (r->conf.policy.enabled &&
 	    cni_table_pick(a->pod, r->conf.policy.table_base, &a->att.table, &e))
@@ -604,10 +604,11 @@ int cni_cmd_add(struct cni_req *r, json_t **result)
 	cni_fault_point("prepared");
 	if (write_record(&a, false))
 		goto fail;
-	/* while the record is synced: opening the store, and the link (in the
-	 * pod's netns, it goes with the netns); a VF (host state) and an
-	 * allocation after */
-	if (open_store(&a) || (r->conf.mode != CNI_MODE_SRIOV && create_link(&a)))
+	/* while the record is synced: opening the store, and the link and its
+	 * sysctls (in the pod's netns, they go with the netns); a VF (host
+	 * state) and an allocation after */
+	if (open_store(&a) ||
+	    (r->conf.mode != CNI_MODE_SRIOV && (create_link(&a) || link_settings(&a))))
 		goto fail;
 	if (record_durable(&a))
 		goto fail;
@@ -616,7 +617,7 @@ int cni_cmd_add(struct cni_req *r, json_t **result)
 	if (allocate(&a))
 		goto fail;
 	cni_fault_point("allocated");
-	if (r->conf.mode == CNI_MODE_SRIOV && take_vf(&a))
+	if (r->conf.mode == CNI_MODE_SRIOV && (take_vf(&a) || link_settings(&a)))
 		goto fail;
 	cni_fault_point("renamed");
 	if (probe(&a))
