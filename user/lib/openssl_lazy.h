@@ -26,6 +26,7 @@
 	X(SSL_CTX_free) \
 	X(SSL_CTX_set_verify) \
 	X(SSL_CTX_set_default_verify_paths) \
+	X(SSL_CTX_load_verify_locations) \
 	X(SSL_CTX_get_cert_store) \
 	X(SSL_CTX_use_certificate) \
 	X(SSL_CTX_use_PrivateKey) \
@@ -39,12 +40,14 @@
 	X(SSL_set_alpn_protos) \
 	X(SSL_connect) \
 	X(SSL_read) \
+	X(SSL_pending) \
 	X(SSL_write) \
 	X(SSL_shutdown) \
 	X(SSL_get_error) \
 	X(SSL_get_verify_result) \
 	X(X509_verify_cert_error_string) \
 	X(X509_STORE_add_cert) \
+	X(X509_STORE_set_flags) \
 	X(X509_free) \
 	X(PEM_read_bio_X509) \
 	X(PEM_read_bio_PrivateKey) \

@@ -24,6 +24,8 @@ static int append(struct rn_http_answer *a, const char *data, size_t n)
 
 		while (cap < a->len + n + 1)
 			cap *= 2;
+		if (cap > a->max + 1)	/* never twice what may come */
+			cap = a->max + 1;
 		grown = realloc(a->body, cap);
 		if (!grown) {
 			fail(a, "out of memory");

@@ -33,11 +33,11 @@ struct rn_kube {
 
 	/* the connection (kube_http.c), kept alive between requests */
 	const struct rn_ssl_api *ssl_api;	/* once the first https request loaded it */
-	SSL_CTX *ssl_ctx;	/* CA, client certificate: made once */
+	SSL_CTX *ssl_ctx;	/* CA, client certificate and key */
+	struct timespec pem_mtime[3];	/* of the ca, cert, key files it was made from */
 	SSL *ssl;		/* the open connection's session (https) */
-	int fd;
+	int fd;			/* non-blocking */
 	bool conn_open;
-	bool tls;		/* https:// */
 };
 
 /* kubeconfig.c / in_cluster.c fill k (zeroed by the caller; on an error,
@@ -52,11 +52,12 @@ int rn_kube_load_in_cluster(struct rn_kube *k, struct rn_error *e);
 int rn_kube_token_refresh(struct rn_kube *k, struct rn_error *e);
 void rn_kube_pem_free(struct rn_kube_pem *p);
 
-/* kube_tls.c: k->ssl_ctx made (once); a TLS session on k->fd to host */
+/* kube_tls.c: k->ssl_ctx made, and made again when a CA, certificate or
+ * key file changed since (rotated credentials); a TLS session on k->fd to
+ * host, done by deadline (rn_kube_now_ms's clock) */
 int rn_kube_tls_context(struct rn_kube *k, struct rn_error *e);
-int rn_kube_tls_handshake(struct rn_kube *k, const char *host, struct rn_error *e);
-/* whether an SSL call's failure rc was the socket's timeout */
-bool rn_kube_tls_timed_out(const struct rn_ssl_api *api, SSL *ssl, int rc);
+int rn_kube_tls_handshake(struct rn_kube *k, const char *host, long long deadline,
+			  struct rn_error *e);
 
 /* kube_http.c: one request (body NULL or text of Content-Type type) and
  * its answer, within k->timeout_ms; negative errno with e set ("what
@@ -65,5 +66,9 @@ bool rn_kube_tls_timed_out(const struct rn_ssl_api *api, SSL *ssl, int rc);
 int rn_kube_http(struct rn_kube *k, const char *method, const char *path, const char *type,
 		 const char *body, struct rn_http_answer *ans, struct rn_error *e);
 void rn_kube_http_close(struct rn_kube *k);
+/* CLOCK_MONOTONIC in ms; poll()s fd for events until deadline: 0, or
+ * -ETIMEDOUT */
+long long rn_kube_now_ms(void);
+int rn_kube_wait(int fd, short events, long long deadline);
 
 #endif

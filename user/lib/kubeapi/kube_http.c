@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* HTTP/1.1 to the API server over one kept-alive connection (TLS for
  * https://): a request written whole, its answer read whole
- * (http_answer.h). One deadline, the client's timeout, covers the whole
- * request from the connect on. A kept-alive connection the server has
- * closed meanwhile (its idle timeout) fails before any byte of the
- * answer: the request is then sent once more on a new connection, as
- * HTTP clients do; the server never saw the first one. */
+ * (http_answer.h). The socket is non-blocking and every wait is a poll()
+ * on what is left of one deadline, the client's timeout, from the connect
+ * on: a server that trickles its answer cannot stretch a request past it.
+ *
+ * A kept-alive connection is checked before it is reused: readable means
+ * the server closed it (its idle timeout) or sent what nobody asked for;
+ * either way a new one is opened. A request that still meets a closed
+ * connection, before any byte of an answer, is sent again on a new one,
+ * unless it is a POST the server may have taken: a create is not repeated
+ * behind the caller's back. */
 #include <errno.h>
-#include <fcntl.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -25,7 +30,7 @@
 
 #define READ_CHUNK 16384
 
-static long long now_ms(void)
+long long rn_kube_now_ms(void)
 {
 	struct timespec ts;
 
@@ -33,33 +38,36 @@ static long long now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-/* the socket's send and receive timeouts: what is left of the deadline */
-static int arm(struct rn_kube *k, long long deadline)
+int rn_kube_wait(int fd, short events, long long deadline)
 {
-	long long left = deadline - now_ms();
-	struct timeval tv;
+	for (;;) {
+		long long left = deadline - rn_kube_now_ms();
+		struct pollfd p = { .fd = fd, .events = events };
+		int rc;
 
-	if (left <= 0)
-		return -ETIMEDOUT;
-	tv.tv_sec = left / 1000;
-	tv.tv_usec = (left % 1000) * 1000;
-	if (setsockopt(k->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
-	    setsockopt(k->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
-		return -errno;
-	return 0;
+		if (left <= 0)
+			return -ETIMEDOUT;
+		rc = poll(&p, 1, left > INT_MAX ? INT_MAX : (int)left);
+		if (rc > 0)
+			return 0;
+		if (rc == 0)
+			return -ETIMEDOUT;
+		if (errno != EINTR)
+			return -errno;
+	}
 }
 
 /* k->server split: scheme, host (no brackets), port, path prefix */
-static int split_server(struct rn_kube *k, char *host, size_t hsize, char *port, size_t psize,
-			const char **prefix, struct rn_error *e)
+static int split_server(const struct rn_kube *k, bool *tls, char *host, size_t hsize, char *port,
+			size_t psize, const char **prefix, struct rn_error *e)
 {
 	const char *s = k->server, *h, *h_end, *p = NULL;
 	size_t hl;
 
-	k->tls = !strncmp(s, "https://", 8);
-	if (!k->tls && strncmp(s, "http://", 7))
+	*tls = !strncmp(s, "https://", 8);
+	if (!*tls && strncmp(s, "http://", 7))
 		return rn_fail(e, -EINVAL, "server \"%s\" is not an http(s) URL", s);
-	h = s + (k->tls ? 8 : 7);
+	h = s + (*tls ? 8 : 7);
 	*prefix = h + strcspn(h, "/");
 	if (*h == '[') {
 		h_end = memchr(h, ']', *prefix - h);
@@ -68,6 +76,8 @@ static int split_server(struct rn_kube *k, char *host, size_t hsize, char *port,
 		h++;
 		if (h_end[1] == ':')
 			p = h_end + 2;
+		else if (h_end + 1 != *prefix)
+			return rn_fail(e, -EINVAL, "server \"%s\": text after ']'", s);
 	} else {
 		h_end = memchr(h, ':', *prefix - h);
 		if (h_end)
@@ -84,36 +94,40 @@ static int split_server(struct rn_kube *k, char *host, size_t hsize, char *port,
 		memcpy(port, p, *prefix - p);
 		port[*prefix - p] = '\0';
 	} else {
-		snprintf(port, psize, "%s", k->tls ? "443" : "80");
+		snprintf(port, psize, "%s", *tls ? "443" : "80");
 	}
 	return 0;
 }
 
 void rn_kube_http_close(struct rn_kube *k)
 {
-	const struct rn_ssl_api *api = k->ssl_api;
-
 	if (k->ssl)
-		api->SSL_free(k->ssl);	/* no close_notify: the socket goes */
+		k->ssl_api->SSL_free(k->ssl);	/* no close_notify: the socket goes */
 	k->ssl = NULL;
 	if (k->conn_open)
 		close(k->fd);
 	k->conn_open = false;
 }
 
+/* Each address gets an equal share of the time left, so one that drops
+ * packets (an unreachable AAAA) leaves time for the next. */
 static int tcp_connect(struct rn_kube *k, const char *host, const char *port, long long deadline,
 		       struct rn_error *e)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
-	int rc, err = -ECONNREFUSED, one = 1;
+	int rc, n = 0, i = 0, err = -ECONNREFUSED, one = 1;
 
+	/* not bounded by the deadline: glibc's resolver has its own
+	 * timeouts (resolv.conf); in a cluster the server is an address */
 	rc = getaddrinfo(host, port, &hints, &res);
 	if (rc)
-		return rn_fail(e, -EHOSTUNREACH, "cannot resolve %s: %s", host, gai_strerror(rc));
-	for (ai = res; ai; ai = ai->ai_next) {
-		struct pollfd pfd = { .events = POLLOUT };
+		return rn_fail(e, -EHOSTUNREACH, "cannot resolve %s: %s", host,
+			       rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+	for (ai = res; ai; ai = ai->ai_next)
+		n++;
+	for (ai = res; ai; ai = ai->ai_next, i++) {
+		long long share = rn_kube_now_ms() + (deadline - rn_kube_now_ms()) / (n - i);
 		socklen_t len = sizeof(rc);
-		long long left = deadline - now_ms();
 		int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
 				ai->ai_protocol);
 
@@ -126,33 +140,24 @@ static int tcp_connect(struct rn_kube *k, const char *host, const char *port, lo
 			close(fd);
 			continue;
 		}
-		pfd.fd = fd;
-		rc = left > 0 ? poll(&pfd, 1, (int)left) : 0;
-		if (rc <= 0) {
-			err = rc ? -errno : -ETIMEDOUT;
-			close(fd);
-			continue;
-		}
-		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &rc, &len) || rc) {
-			err = rc ? -rc : -errno;
-			close(fd);
-			continue;
-		}
-		/* blocking from here on, bounded by the socket timeouts */
-		if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
+		err = rn_kube_wait(fd, POLLOUT, share);
+		if (!err && getsockopt(fd, SOL_SOCKET, SO_ERROR, &rc, &len))
 			err = -errno;
+		else if (!err && rc)
+			err = -rc;
+		if (err) {
 			close(fd);
 			continue;
 		}
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		k->fd = fd;
 		k->conn_open = true;
-		err = 0;
 		break;
 	}
 	freeaddrinfo(res);
 	if (err)
-		return rn_fail(e, err, "cannot connect to %s port %s: %s", host, port, strerror(-err));
+		return rn_fail(e, err, "cannot connect to %s port %s: %s", host, port,
+			       err == -ETIMEDOUT ? "timed out" : strerror(-err));
 	return 0;
 }
 
@@ -160,110 +165,108 @@ static int conn_open(struct rn_kube *k, long long deadline, struct rn_error *e)
 {
 	char host[256], port[16];
 	const char *prefix;
-	int err = split_server(k, host, sizeof(host), port, sizeof(port), &prefix, e);
+	bool tls;
+	int err = split_server(k, &tls, host, sizeof(host), port, sizeof(port), &prefix, e);
 
-	if (!err && k->tls)
+	if (!err && tls)
 		err = rn_kube_tls_context(k, e);
 	if (!err)
 		err = tcp_connect(k, host, port, deadline, e);
-	if (!err && k->tls) {
-		err = arm(k, deadline);
-		if (err)
-			rn_fail(e, err, "the TLS handshake timed out");
-		else
-			err = rn_kube_tls_handshake(k, host, e);
-	}
+	if (!err && tls)
+		err = rn_kube_tls_handshake(k, host, deadline, e);
 	if (err)
 		rn_kube_http_close(k);
 	return err;
 }
 
-/* SIGPIPE, which a write to a connection the server closed raises, held
- * back for the thread while it writes (and taken if the write raised it):
- * the agent ignores it, a program using this client may not. OpenSSL
- * writes with write(2), which has no MSG_NOSIGNAL. */
-static int write_all(struct rn_kube *k, const char *buf, size_t n)
+/* A kept-alive connection with something to read (the server's close, or
+ * bytes nobody asked for) cannot carry the next request. */
+static bool conn_reusable(const struct rn_kube *k)
+{
+	struct pollfd p = { .fd = k->fd, .events = POLLIN };
+
+	if (k->ssl && k->ssl_api->SSL_pending(k->ssl) > 0)
+		return false;
+	return poll(&p, 1, 0) == 0;
+}
+
+/* the socket's wait for what an SSL call wants; -EPROTO when it failed */
+static int ssl_wait(struct rn_kube *k, int rc, long long deadline)
 {
 	const struct rn_ssl_api *api = k->ssl_api;
-	sigset_t pipe_set, old, pending;
-	bool was_pending;
+
+	switch (api->SSL_get_error(k->ssl, rc)) {
+	case SSL_ERROR_WANT_READ:
+		return rn_kube_wait(k->fd, POLLIN, deadline);
+	case SSL_ERROR_WANT_WRITE:
+		return rn_kube_wait(k->fd, POLLOUT, deadline);
+	case SSL_ERROR_SYSCALL:
+		api->ERR_clear_error();
+		return errno ? -errno : -EPIPE;
+	default:
+		api->ERR_clear_error();
+		return -EPROTO;
+	}
+}
+
+static int write_all(struct rn_kube *k, const char *buf, size_t n, long long deadline)
+{
 	int err = 0;
 
-	sigemptyset(&pipe_set);
-	sigaddset(&pipe_set, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-	sigpending(&pending);
-	was_pending = sigismember(&pending, SIGPIPE);
 	while (n && !err) {
 		ssize_t w;
 
 		if (k->ssl) {
-			int rc = api->SSL_write(k->ssl, buf, n > INT32_MAX ? INT32_MAX : (int)n);
+			/* not partial: all of it, or a wait and the same call again */
+			int rc = k->ssl_api->SSL_write(k->ssl, buf, n > INT_MAX ? INT_MAX : (int)n);
 
-			w = rc > 0 ? rc : -1;
-			if (rc <= 0)
-				errno = rn_kube_tls_timed_out(api, k->ssl, rc) ? EAGAIN
-					: errno && errno != EAGAIN ? errno : EPIPE;
-			api->ERR_clear_error();
+			if (rc <= 0) {
+				err = ssl_wait(k, rc, deadline);
+				continue;
+			}
+			w = rc;
 		} else {
 			w = send(k->fd, buf, n, MSG_NOSIGNAL);
+			if (w < 0) {
+				err = errno == EAGAIN ? rn_kube_wait(k->fd, POLLOUT, deadline)
+				      : errno == EINTR ? 0 : -errno;
+				continue;
+			}
 		}
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			err = errno == EAGAIN || errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
-		else {
-			buf += w;
-			n -= (size_t)w;
-		}
+		buf += w;
+		n -= (size_t)w;
 	}
-	if (err == -EPIPE && !was_pending) {
-		struct timespec zero = { 0 };
-
-		sigtimedwait(&pipe_set, NULL, &zero);
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return err;
 }
 
 /* >0 bytes, 0 at the end of the stream, or -errno */
-static ssize_t read_some(struct rn_kube *k, char *buf, size_t size)
+static ssize_t read_some(struct rn_kube *k, char *buf, size_t size, long long deadline)
 {
-	const struct rn_ssl_api *api = k->ssl_api;
-	ssize_t r;
+	for (;;) {
+		ssize_t r;
+		int err;
 
-	do {
-		errno = 0;
 		if (k->ssl) {
-			int rc = api->SSL_read(k->ssl, buf, (int)size);
+			int rc = k->ssl_api->SSL_read(k->ssl, buf, (int)size);
 
 			if (rc > 0)
 				return rc;
-			if (rn_kube_tls_timed_out(api, k->ssl, rc)) {
-				api->ERR_clear_error();
-				return -ETIMEDOUT;
-			}
-			switch (api->SSL_get_error(k->ssl, rc)) {
-			case SSL_ERROR_ZERO_RETURN:	/* close_notify */
-				return 0;
-			case SSL_ERROR_SYSCALL:		/* EOF without close_notify: errno 0 */
-				api->ERR_clear_error();
-				if (!errno)
-					return 0;
-				r = -1;
-				break;
-			default:
-				api->ERR_clear_error();
-				errno = EPROTO;
-				r = -1;
-			}
+			if (k->ssl_api->SSL_get_error(k->ssl, rc) == SSL_ERROR_ZERO_RETURN)
+				return 0;	/* close_notify */
+			/* OpenSSL 3 reads an end without close_notify as an
+			 * error: an answer running to the close is never cut
+			 * short unnoticed */
+			err = ssl_wait(k, rc, deadline);
 		} else {
 			r = recv(k->fd, buf, size, 0);
+			if (r >= 0)
+				return r;
+			err = errno == EAGAIN ? rn_kube_wait(k->fd, POLLIN, deadline)
+			      : errno == EINTR ? 0 : -errno;
 		}
-	} while (r < 0 && errno == EINTR);
-	if (r < 0)
-		return errno == EAGAIN || errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
-	return r;
+		if (err)
+			return err;
+	}
 }
 
 /* The answer to what was written; *got: whether any byte of it came */
@@ -275,16 +278,12 @@ static int read_answer(struct rn_kube *k, struct rn_http_answer *ans, long long 
 
 	*got = false;
 	while (rc == 0) {
+		ssize_t n = read_some(k, buf, sizeof(buf), deadline);
 		size_t used;
-		ssize_t n;
-		int err = arm(k, deadline);
 
-		if (err)
-			return rn_fail(e, err, "no answer within %ld ms", k->timeout_ms);
-		n = read_some(k, buf, sizeof(buf));
 		if (n < 0)
 			return rn_fail(e, (int)n, "reading the answer: %s",
-				       n == -ETIMEDOUT ? "timed out" : strerror((int)-n));
+				       n == -ETIMEDOUT ? "no answer in time" : strerror((int)-n));
 		if (n == 0) {
 			rc = rn_http_answer_eof(ans);
 			break;
@@ -301,20 +300,22 @@ static int read_answer(struct rn_kube *k, struct rn_http_answer *ans, long long 
 }
 
 /* method path HTTP/1.1 and the headers (the body follows) */
-static char *request_head(const struct rn_kube *k, const char *method, const char *path,
-			  const char *type, size_t body_len, bool has_body)
+static int request_head(const struct rn_kube *k, const char *method, const char *path,
+			const char *type, size_t body_len, bool has_body, char **out,
+			struct rn_error *e)
 {
-	char host[300], port[16], *head = NULL, *auth = NULL;
+	char host[256], port[16], *auth = NULL;
 	const char *prefix;
-	struct rn_error ignored = { 0 };
-	int n;
+	bool tls, v6;
+	int n = split_server(k, &tls, host, sizeof(host), port, sizeof(port), &prefix, e);
 
-	if (split_server((struct rn_kube *)k, host, sizeof(host) - 2, port, sizeof(port), &prefix,
-			 &ignored))
-		return NULL;
+	*out = NULL;
+	if (n)
+		return n;
+	v6 = strchr(host, ':') != NULL;
 	if (k->token && asprintf(&auth, "Authorization: Bearer %s\r\n", k->token) < 0)
-		return NULL;
-	n = asprintf(&head,
+		return rn_fail(e, -ENOMEM, "out of memory");
+	n = asprintf(out,
 		     "%s %s%s HTTP/1.1\r\n"
 		     "Host: %s%s%s:%s\r\n"
 		     "User-Agent: rdmanetd\r\n"
@@ -323,56 +324,86 @@ static char *request_head(const struct rn_kube *k, const char *method, const cha
 		     "%s%s%s"
 		     "Content-Length: %zu\r\n"
 		     "\r\n",
-		     method, prefix, path,
-		     strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "", port,
+		     method, prefix, path, v6 ? "[" : "", host, v6 ? "]" : "", port,
 		     auth ? auth : "",
 		     has_body ? "Content-Type: " : "", has_body ? type : "", has_body ? "\r\n" : "",
 		     body_len);
 	free(auth);
-	return n < 0 ? NULL : head;
+	if (n < 0) {
+		*out = NULL;
+		return rn_fail(e, -ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/* One attempt on the open connection (opened first if none): 1 when it
+ * failed in a way that sending again on a new connection may fix. */
+static int attempt(struct rn_kube *k, const char *method, const char *head, const char *body,
+		   size_t body_len, struct rn_http_answer *ans, long long deadline, int *err,
+		   struct rn_error *e)
+{
+	bool reused = k->conn_open, got = false;
+
+	if (reused && !conn_reusable(k)) {
+		rn_kube_http_close(k);
+		reused = false;
+	}
+	if (!reused && (*err = conn_open(k, deadline, e)))
+		return 0;
+	*err = write_all(k, head, strlen(head), deadline);
+	if (!*err && body_len)
+		*err = write_all(k, body, body_len, deadline);
+	if (*err) {
+		rn_kube_http_close(k);
+		rn_fail(e, *err, "sending the request: %s",
+			*err == -ETIMEDOUT ? "timed out" : strerror(-*err));
+		/* a request not written whole was not taken */
+		return reused && *err != -ETIMEDOUT;
+	}
+	*err = read_answer(k, ans, deadline, &got, e);
+	if (*err || !ans->keep_alive)
+		rn_kube_http_close(k);
+	return *err && reused && !got && *err != -ETIMEDOUT && strcmp(method, "POST");
 }
 
 int rn_kube_http(struct rn_kube *k, const char *method, const char *path, const char *type,
 		 const char *body, struct rn_http_answer *ans, struct rn_error *e)
 {
-	long long deadline = now_ms() + k->timeout_ms;
+	long long deadline = rn_kube_now_ms() + k->timeout_ms;
 	size_t body_len = body ? strlen(body) : 0;
-	char *head = request_head(k, method, path, type, body_len, body != NULL);
-	int err = 0;
+	sigset_t pipe_set, old, pending;
+	bool was_pending;
+	char *head;
+	int err = request_head(k, method, path, type, body_len, body != NULL, &head, e);
 
-	if (!head)
-		return rn_fail(e, -ENOMEM, "out of memory");
-	for (int attempt = 0; attempt < 2; attempt++) {
-		bool reused = k->conn_open, got = false;
-
+	if (err)
+		return err;
+	/* SIGPIPE, which writing to a connection the server closed raises
+	 * (OpenSSL writes with write(2), which has no MSG_NOSIGNAL), held
+	 * back for the thread for the whole request, the handshake's and
+	 * alerts' writes included, and taken if it was raised: the agent
+	 * ignores it, a program using this client may not */
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	sigpending(&pending);
+	was_pending = sigismember(&pending, SIGPIPE);
+	for (int i = 0; i < 2; i++) {
 		rn_http_answer_free(ans);
 		memset(ans, 0, sizeof(*ans));
 		ans->max = k->answer_max;
-		if (!reused && (err = conn_open(k, deadline, e)))
+		if (!attempt(k, method, head, body, body_len, ans, deadline, &err, e) || i == 1)
 			break;
-		err = arm(k, deadline);
-		if (!err)
-			err = write_all(k, head, strlen(head));
-		if (!err && body_len)
-			err = write_all(k, body, body_len);
-		if (err) {
-			rn_kube_http_close(k);
-			if (reused && err != -ETIMEDOUT)
-				continue;
-			rn_fail(e, err, "sending the request: %s",
-				err == -ETIMEDOUT ? "timed out" : strerror(-err));
-			break;
-		}
-		err = read_answer(k, ans, deadline, &got, e);
-		if (err || !ans->keep_alive)
-			rn_kube_http_close(k);
-		if (err && reused && !got && err != -ETIMEDOUT) {
-			if (e)
-				*e = (struct rn_error){ 0 };
-			continue;
-		}
-		break;
+		if (e)	/* the new connection's outcome is the request's */
+			*e = (struct rn_error){ 0 };
 	}
+	sigpending(&pending);
+	if (!was_pending && sigismember(&pending, SIGPIPE)) {
+		struct timespec zero = { 0 };
+
+		sigtimedwait(&pipe_set, NULL, &zero);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	free(head);
 	return err;
 }
