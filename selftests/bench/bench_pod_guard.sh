@@ -41,6 +41,9 @@ PIN_CLI= PIN_SRV=
 [ "$PIN" = none ] || IFS=, read -r PIN_CLI PIN_SRV <<<"$PIN"
 REF=/usr/lib/cni
 mkdir -p "$RN_BENCH_OUT"
+# the machine's load at each end goes with the figures: on a shared 2-core
+# machine the ratios against the reference in the same run are what compare
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 
 fail() { echo "bench_pod_guard: $*" >&2; exit 1; }
 med() { sort -g | awk '{ v[NR] = $1 } END { printf "%.4f\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -149,7 +152,9 @@ printf '   %.2f Gbit/s with, %.2f without -> ratio %s (target >= 0.95); A/A rati
 	"$aa_ratio" "$(echo "$tp_aa / 1000000000" | bc -l)"
 echo "   bytes per packet the sender's net1 sent: $per_pkt_on with, $per_pkt_off without (GSO intact when both are tens of KiB)"
 
-jq -n --argjson blocks "$BLOCKS" --argjson cycles "$CYCLES" --argjson ao "$add_on" \
+load1=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "   load average (1, 5, 15 min): $load0 at the start, $load1 at the end"
+jq -n --arg load "$load0 -> $load1" --argjson blocks "$BLOCKS" --argjson cycles "$CYCLES" --argjson ao "$add_on" \
 	--argjson af "$add_off" --argjson do "$del_on" --argjson df "$del_off" --argjson ra "$ref_add" \
 	--argjson failed "$failed" --argjson rounds "$ROUNDS" --argjson secs "$SECS" --arg pin "$PIN" \
 	--argjson to "$tp_on" --argjson tf "$tp_off" --argjson ta "$tp_aa" \
@@ -162,5 +167,6 @@ jq -n --argjson blocks "$BLOCKS" --argjson cycles "$CYCLES" --argjson ao "$add_o
 			 ratio: ($to / $tf), bps_without_again: $ta, aa_ratio: ($ta / $tf),
 			 tx_bytes_per_packet_with: $bpon, tx_bytes_per_packet_without: $bpoff},
 	targets: {add_with_over_reference_add: 0.5, pod_to_pod_ratio: 0.95,
-		  pod_added_ns: 25}}}' >"$RN_BENCH_OUT/pod_guard.json"
+		  pod_added_ns: 25},
+	load_average_1_5_15m_at_each_end: $load}}' >"$RN_BENCH_OUT/pod_guard.json"
 echo "wrote $RN_BENCH_OUT/pod_guard.json"
