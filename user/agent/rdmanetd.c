@@ -32,6 +32,7 @@
 #include "rdma_tick.h"
 #include "sriov_agent.h"
 #include "version.h"
+#include "monotonic.h"
 
 static volatile sig_atomic_t stop;
 /* what the health file says; the masters' counts follow every reconcile */
@@ -234,14 +235,6 @@ static void reload(struct rn_config *c, const struct fixed *fx, const char *path
 		rn_config_publish(publish, text, strlen(text));
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void health_beat(const char *path, struct rn_health *h, const struct rn_config *c,
 			struct rn_dp_server *dp, struct rn_dra_server *dra)
 {
@@ -362,8 +355,8 @@ static void reload_if_changed(struct loop *l)
  * health file is rewritten at every wake-up, at least every beat. */
 static void wait_for_tick(struct loop *l, long long tick)
 {
-	while (!stop && now_ms() < tick) {
-		long long left = tick - now_ms(), precheck;
+	while (!stop && rn_monotonic_ms() < tick) {
+		long long left = tick - rn_monotonic_ms(), precheck;
 
 		health_beat(l->health_file, &health, l->c, l->dp, l->dra);
 		/* pre-checks age by the second, not by the tick */
@@ -414,7 +407,7 @@ static void follow(struct loop *l)
 	if (rn_dra_wanted(l->c) && !(l->dra = rn_dra_start(l->c, &e)))
 		rn_err("%s", e.msg);
 	while (!stop) {
-		wait_for_tick(l, now_ms() + 1000LL * (l->c->textfile.interval_s > 0 ?
+		wait_for_tick(l, rn_monotonic_ms() + 1000LL * (l->c->textfile.interval_s > 0 ?
 						       l->c->textfile.interval_s : 15));
 		if (stop)
 			break;

@@ -5,6 +5,7 @@
 
 #include "log.h"
 #include "precheck.h"
+#include "monotonic.h"
 
 bool cni_link_speaks_arp(const struct cni_netconf *c)
 {
@@ -57,7 +58,7 @@ int cni_run_checks(struct cni_prober *p, const struct cni_attachment *a,
 	struct rn_error e = { 0 };
 	struct cni_probe_opts rest;
 	unsigned int n_conf, n, n_late = 0;
-	int64_t t0 = cni_now_ms(), left;
+	int64_t t0 = rn_monotonic_ms(), left;
 	const struct rn_ipam_address *late_gw[2];
 
 	n = targets(a, conflict, gateway, t, gw, &n_conf);
@@ -88,7 +89,7 @@ int cni_run_checks(struct cni_prober *p, const struct cni_attachment *a,
 	}
 	if (!n_late)
 		return 0;
-	left = (int64_t)gateway->timeout_ms - (cni_now_ms() - t0);
+	left = (int64_t)gateway->timeout_ms - (rn_monotonic_ms() - t0);
 	rest = *gateway;
 	rest.timeout_ms = left > 1 ? (unsigned int)left : 1;
 	if (cni_probe_run(p, late, n_late, &rest, CNI_PROBE_ALL_ANSWERED, &e) < 0)

@@ -82,7 +82,4 @@ int cni_nd_solicit(int fd, int ifindex, const uint8_t mac[6], const struct rn_ad
 int cni_nd_advertise(int fd, int ifindex, const uint8_t mac[6], const struct rn_addr *addr);
 int cni_nd_receive(int fd, const uint8_t mac[6], struct cni_probe *t, unsigned int n);
 
-/* Milliseconds on the monotonic clock. */
-int64_t cni_now_ms(void);
-
 #endif

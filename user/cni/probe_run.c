@@ -8,14 +8,7 @@
 
 #include "log.h"
 #include "probe.h"
-
-int64_t cni_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+#include "monotonic.h"
 
 int cni_prober_open(struct cni_prober *p, int ifindex, const char *ifname, const uint8_t mac[6],
 		    bool ipv4, bool ipv6, struct rn_error *e)
@@ -137,12 +130,12 @@ static int send_round(struct cni_prober *p, struct cni_probe *t, unsigned int n,
 static int first_send(struct cni_prober *p, struct cni_probe *t, unsigned int n,
 		      struct rn_error *e)
 {
-	int64_t give_up = cni_now_ms() + CNI_PROBE_READY_MS;
+	int64_t give_up = rn_monotonic_ms() + CNI_PROBE_READY_MS;
 	struct timespec ms = { 0, 1000000 };
 	int why = 0, rc = send_round(p, t, n, false, &why, e);
 
 	while (rc > 0) {
-		if (cni_now_ms() >= give_up)
+		if (rn_monotonic_ms() >= give_up)
 			return rn_fail(e, why, "probes on %s could not be sent for %d ms: %s%s",
 				       p->ifname, CNI_PROBE_READY_MS, strerror(-why),
 				       why == -EADDRNOTAVAIL ? " (no IPv6 link-local address to "
@@ -213,7 +206,7 @@ int cni_probe_run(struct cni_prober *p, struct cni_probe *t, unsigned int n,
 		return 0;
 	if (first_send(p, t, n, e))
 		return e->code;
-	start = cni_now_ms();
+	start = rn_monotonic_ms();
 	deadline = start + o->timeout_ms;
 	next = start + gap;
 	for (;;) {
@@ -235,7 +228,7 @@ int cni_probe_run(struct cni_prober *p, struct cni_probe *t, unsigned int n,
 				t[i].unsent = true;
 			retry = rearm = true;
 		}
-		now = cni_now_ms();
+		now = rn_monotonic_ms();
 		if (done(t, n, until) || now >= deadline)
 			break;
 		due = !rearm && sent < o->probes && now >= next;

@@ -28,13 +28,14 @@
 #include "dra/dra.h"
 #include "dra/internal.h"
 #include "kubeapi/kubeapi.h"
+#include "monotonic.h"
 
 struct api_source {
 	struct rn_dra_claim_source base;	/* first: the callbacks get it */
 	pthread_mutex_t lock;			/* over kube and its requests */
 	struct rn_kube *kube;			/* NULL until the first claim */
 	char kubeconfig[PATH_MAX];		/* "": $KUBECONFIG, else in-cluster */
-	/* a request to the API server timed out: until this dra_now_ms()
+	/* a request to the API server timed out: until this rn_monotonic_ms()
 	 * the other claims of kubelet's call fail at once with the same
 	 * error, so that a call of many claims is not N timeouts long (a
 	 * refused connection fails at once by itself) */
@@ -82,14 +83,14 @@ static int fetch(struct api_source *s, const char *path, const char *ns, const c
 	    rn_kube_open(&s->kube, s->kubeconfig[0] ? s->kubeconfig : NULL, NULL, &ke))
 		return rn_fail(e, ke.code, "claim %s/%s: no client for the API server: %s", ns,
 			       name, ke.msg);
-	if (dra_now_ms() < s->unreachable_until)
+	if (rn_monotonic_ms() < s->unreachable_until)
 		return rn_fail(e, s->unreachable.code, "claim %s/%s: not asked: %s", ns, name,
 			       s->unreachable.msg);
 	if (rn_kube_request(s->kube, "GET", path, NULL, r, &ke)) {
 		if (ke.code == -ETIMEDOUT) {
 			rn_fail(&s->unreachable, ke.code, "the API server %s did not answer just "
 				"now (%s); kubelet tries again", rn_kube_server(s->kube), ke.msg);
-			s->unreachable_until = dra_now_ms() + UNREACHABLE_HOLD_MS;
+			s->unreachable_until = rn_monotonic_ms() + UNREACHABLE_HOLD_MS;
 		}
 		return rn_fail(e, ke.code, "claim %s/%s: the API server %s cannot be reached (%s); "
 			       "kubelet tries again", ns, name, rn_kube_server(s->kube), ke.msg);

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "mkdir_p.h"
 #include "write_all.h"
+#include "monotonic.h"
 
 #define BACKOFF_FIRST_MS 1000
 #define BACKOFF_MAX_MS 5000
@@ -364,7 +365,7 @@ static int write_one(struct dra_claim_status *cs, struct rn_kube *k, struct cs_c
 void dra_claim_status_sync(struct dra_claim_status *cs, struct rn_kube *k)
 {
 	struct rn_error e = { 0 };
-	long long now = dra_now_ms();
+	long long now = rn_monotonic_ms();
 	int writes = 0;
 
 	if (wanted(cs, &e)) {

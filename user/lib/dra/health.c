@@ -9,6 +9,7 @@
 
 #include "dra/internal.h"
 #include "dra/slices.h"
+#include "monotonic.h"
 
 static atomic_ullong counts[DRA_N_COUNTS];
 
@@ -22,17 +23,9 @@ unsigned long long dra_counted(enum dra_count which)
 	return atomic_load(&counts[which]);
 }
 
-long long dra_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void dra_live_beat(struct dra_live *l)
 {
-	atomic_store(&l->beat_ms, dra_now_ms());
+	atomic_store(&l->beat_ms, rn_monotonic_ms());
 }
 
 void dra_health_fill(const struct dra_live *l, const char *driver,
@@ -44,7 +37,7 @@ void dra_health_fill(const struct dra_live *l, const char *driver,
 	snprintf(h->driver, sizeof(h->driver), "%s", driver);
 	h->registered = atomic_load(&l->registered);
 	h->prepared = atomic_load(&l->prepared);
-	h->beat_age_ms = beat ? dra_now_ms() - beat : -1;
+	h->beat_age_ms = beat ? rn_monotonic_ms() - beat : -1;
 	h->prepares_ok = dra_counted(DRA_PREPARE_OK);
 	h->prepares_failed = dra_counted(DRA_PREPARE_FAILED);
 	h->unprepares_ok = dra_counted(DRA_UNPREPARE_OK);

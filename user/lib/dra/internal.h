@@ -51,7 +51,6 @@ struct dra_live {
 	atomic_llong beat_ms;		/* its last pass (monotonic ms); 0 none yet */
 };
 void dra_live_beat(struct dra_live *l);
-long long dra_now_ms(void);
 /* h from the thread's live state, the process counters and the publisher
  * (NULL: none runs) */
 struct rn_dra_slicer;

@@ -27,6 +27,7 @@
 #include "dra/slices.h"
 #include "log.h"
 #include "mem_trim.h"
+#include "monotonic.h"
 
 #define SLICER_RETRY_S 5
 #define SLICER_SETTLE_MS 20	/* after a link event: the port's state follows */
@@ -97,7 +98,7 @@ static void outcome(struct rn_dra_slicer *s, json_t *slices, const struct rn_err
 		s->error[0] = 0;
 		s->slices = (int)json_array_size(slices);
 		s->devices = devices;
-		s->ok_ms = dra_now_ms();
+		s->ok_ms = rn_monotonic_ms();
 	}
 	pthread_mutex_unlock(&s->lock);
 }
@@ -269,7 +270,7 @@ void rn_dra_slicer_health(struct rn_dra_slicer *s, struct rn_dra_slices_health *
 	h->slices = s->slices;
 	h->devices = s->devices;
 	if (s->ok_ms)
-		h->since_ok_s = (dra_now_ms() - s->ok_ms) / 1000;
+		h->since_ok_s = (rn_monotonic_ms() - s->ok_ms) / 1000;
 	snprintf(h->last_error, sizeof(h->last_error), "%s", s->error);
 	pthread_mutex_unlock(&s->lock);
 }

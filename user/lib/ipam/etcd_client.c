@@ -10,6 +10,7 @@
 #include "ipam/etcd_client.h"
 #include "ipam/etcd_keys.h"
 #include "ipam/store.h"
+#include "monotonic.h"
 
 #define MAX_ANSWER (64u << 20)	/* a range of every allocation stays well below */
 #define MIN_TRY_MS 500		/* a healthy cluster answers in milliseconds */
@@ -93,12 +94,12 @@ void rn_etcd_close(struct rn_etcd *c)
 
 void rn_etcd_deadline(struct rn_etcd *c)
 {
-	c->deadline = rn_ipam_now_ms() + c->st->timeout_ms;
+	c->deadline = rn_monotonic_ms() + c->st->timeout_ms;
 }
 
 bool rn_etcd_expired(const struct rn_etcd *c)
 {
-	return rn_ipam_now_ms() >= c->deadline;
+	return rn_monotonic_ms() >= c->deadline;
 }
 
 /* One POST to one endpoint: 1 with *resp set, 0 if another endpoint or a
@@ -206,7 +207,7 @@ static int call(struct rn_etcd *c, const char *path, json_t *body, json_t **resp
 	for (;;) {
 		for (unsigned int k = 0; k < n && r == 0; k++) {
 			unsigned int idx = (c->current + k) % n;
-			long long left = c->deadline - rn_ipam_now_ms();
+			long long left = c->deadline - rn_monotonic_ms();
 
 			if (left <= 0)
 				break;
@@ -219,8 +220,8 @@ static int call(struct rn_etcd *c, const char *path, json_t *body, json_t **resp
 		if (r != 0 || rn_etcd_expired(c))
 			break;
 		/* every endpoint failed: give the cluster a moment (an election) */
-		pause_ms(ROUND_PAUSE_MS < c->deadline - rn_ipam_now_ms() ?
-			 ROUND_PAUSE_MS : c->deadline - rn_ipam_now_ms());
+		pause_ms(ROUND_PAUSE_MS < c->deadline - rn_monotonic_ms() ?
+			 ROUND_PAUSE_MS : c->deadline - rn_monotonic_ms());
 		c->current = (c->current + 1) % n;
 	}
 	free(text);

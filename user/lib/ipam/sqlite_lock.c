@@ -11,6 +11,7 @@
 
 #include "ipam/sqlite_lock.h"
 #include "private_file.h"
+#include "monotonic.h"
 
 /* The blocking OFD lock call has no timeout of its own: a timer of this
  * thread interrupts it with a signal whose handler does nothing (installed
@@ -38,14 +39,6 @@ static void wake_install(void)
 	sigemptyset(&sa.sa_mask);
 	if (!sigaction(sig, &sa, NULL))
 		wake_sig = sig;
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static struct flock whole_write_lock(short type)
@@ -80,7 +73,7 @@ static int poll_lock(struct rn_sqlite_lock *l, long long deadline_ms)
 			return 0;
 		if (errno != EAGAIN && errno != EACCES)
 			return -errno;
-		if (now_ms() >= deadline_ms)
+		if (rn_monotonic_ms() >= deadline_ms)
 			return -EAGAIN;
 		usleep(500);
 	}
@@ -120,7 +113,7 @@ static int wait_lock(struct rn_sqlite_lock *l, long long deadline_ms)
 			break;
 		}
 		/* our timer, or any other signal: only the clock decides */
-		if (now_ms() >= deadline_ms) {
+		if (rn_monotonic_ms() >= deadline_ms) {
 			rc = -EAGAIN;
 			break;
 		}

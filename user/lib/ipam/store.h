@@ -117,7 +117,5 @@ void rn_alloc_fill(struct rn_ipam_allocation *a, const struct rn_alloc_plan *pla
 void rn_check_note(char *report, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Milliseconds on the monotonic clock. */
-long long rn_ipam_now_ms(void);
 
 #endif

@@ -87,10 +87,3 @@ void rn_check_note(char *report, size_t size, const char *fmt, ...)
 	}
 }
 
-long long rn_ipam_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}

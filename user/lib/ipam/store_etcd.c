@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ipam/etcd_store.h"
+#include "monotonic.h"
 
 struct pool_cache *rn_et_cache_find(struct etcd_store *s, const char *pool)
 {
@@ -405,7 +406,7 @@ int rn_store_etcd_open(struct rn_store **out, const struct rn_ipam_settings *st,
 	s->base.ops = &etcd_ops;
 	s->base.settings = st;
 	s->prefix = st->prefix;
-	s->seed = (unsigned int)getpid() ^ (unsigned int)rn_ipam_now_ms();
+	s->seed = (unsigned int)getpid() ^ (unsigned int)rn_monotonic_ms();
 	err = rn_etcd_open(&s->c, st, e);
 	if (err) {
 		free(s);

@@ -44,6 +44,7 @@
 #include "ipam/pool_set.h"
 #include "ipam/store.h"
 #include "mkdir_p.h"
+#include "monotonic.h"
 
 #define SCHEMA_VERSION 1
 
@@ -127,7 +128,7 @@ static int db_fail(struct sqlite_store *s, int rc, struct rn_error *e, const cha
 static int busy_wait(void *arg, int count)
 {
 	struct sqlite_store *s = arg;
-	long long now = rn_ipam_now_ms();
+	long long now = rn_monotonic_ms();
 	unsigned int us;
 
 	if (count == 0)
@@ -172,7 +173,7 @@ static int exec1(struct sqlite_store *s, enum stmt_id id, struct rn_error *e)
 
 static int queue_writer(struct sqlite_store *s, struct rn_error *e)
 {
-	long long deadline = rn_ipam_now_ms() + s->base.settings->timeout_ms;
+	long long deadline = rn_monotonic_ms() + s->base.settings->timeout_ms;
 
 	if (rn_sqlite_lock_acquire(&s->writers, deadline))
 		return db_fail(s, SQLITE_BUSY, e, "waiting for other writers");
@@ -806,11 +807,11 @@ static const struct rn_store_ops sqlite_ops = {
  * handler (SQLite avoids deadlocks that way), so wait here too. */
 static int pragma(struct sqlite_store *s, const char *sql, struct rn_error *e)
 {
-	long long deadline = rn_ipam_now_ms() + s->base.settings->timeout_ms;
+	long long deadline = rn_monotonic_ms() + s->base.settings->timeout_ms;
 	int rc;
 
 	while ((rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL)) == SQLITE_BUSY &&
-	       rn_ipam_now_ms() < deadline)
+	       rn_monotonic_ms() < deadline)
 		usleep(1000 + rand_r(&s->seed) % 2000);
 	return rc == SQLITE_OK ? 0 : db_fail(s, rc, e, sql);
 }
@@ -878,7 +879,7 @@ int rn_store_sqlite_open(struct rn_store **out, const struct rn_ipam_settings *s
 	s->base.ops = &sqlite_ops;
 	s->base.settings = st;
 	s->writers.fd = -1;
-	s->seed = (unsigned int)getpid() ^ (unsigned int)rn_ipam_now_ms();
+	s->seed = (unsigned int)getpid() ^ (unsigned int)rn_monotonic_ms();
 	err = read_only ? 0 : rn_mkdir_parent(st->path, 0755);
 	if (err) {
 		free(s);

@@ -54,7 +54,7 @@ void rn_kube_pem_free(struct rn_kube_pem *p);
 
 /* kube_tls.c: k->ssl_ctx made, and made again when a CA, certificate or
  * key file changed since (rotated credentials); a TLS session on k->fd to
- * host, done by deadline (rn_kube_now_ms's clock) */
+ * host, done by deadline (rn_monotonic_ms) */
 int rn_kube_tls_context(struct rn_kube *k, struct rn_error *e);
 int rn_kube_tls_handshake(struct rn_kube *k, const char *host, long long deadline,
 			  struct rn_error *e);
@@ -66,9 +66,8 @@ int rn_kube_tls_handshake(struct rn_kube *k, const char *host, long long deadlin
 int rn_kube_http(struct rn_kube *k, const char *method, const char *path, const char *type,
 		 const char *body, struct rn_http_answer *ans, struct rn_error *e);
 void rn_kube_http_close(struct rn_kube *k);
-/* CLOCK_MONOTONIC in ms; poll()s fd for events until deadline: 0, or
+/* poll()s fd for events until deadline (rn_monotonic_ms): 0, or
  * -ETIMEDOUT */
-long long rn_kube_now_ms(void);
 int rn_kube_wait(int fd, short events, long long deadline);
 
 #endif

@@ -27,21 +27,14 @@
 #include <unistd.h>
 
 #include "kubeapi/kube_conn.h"
+#include "monotonic.h"
 
 #define READ_CHUNK 16384
-
-long long rn_kube_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
 
 int rn_kube_wait(int fd, short events, long long deadline)
 {
 	for (;;) {
-		long long left = deadline - rn_kube_now_ms();
+		long long left = deadline - rn_monotonic_ms();
 		struct pollfd p = { .fd = fd, .events = events };
 		int rc;
 
@@ -126,7 +119,7 @@ static int tcp_connect(struct rn_kube *k, const char *host, const char *port, lo
 	for (ai = res; ai; ai = ai->ai_next)
 		n++;
 	for (ai = res; ai; ai = ai->ai_next, i++) {
-		long long share = rn_kube_now_ms() + (deadline - rn_kube_now_ms()) / (n - i);
+		long long share = rn_monotonic_ms() + (deadline - rn_monotonic_ms()) / (n - i);
 		socklen_t len = sizeof(rc);
 		int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
 				ai->ai_protocol);
@@ -369,7 +362,7 @@ static int attempt(struct rn_kube *k, const char *method, const char *head, cons
 int rn_kube_http(struct rn_kube *k, const char *method, const char *path, const char *type,
 		 const char *body, struct rn_http_answer *ans, struct rn_error *e)
 {
-	long long deadline = rn_kube_now_ms() + k->timeout_ms;
+	long long deadline = rn_monotonic_ms() + k->timeout_ms;
 	size_t body_len = body ? strlen(body) : 0;
 	sigset_t pipe_set, old, pending;
 	bool was_pending;

@@ -13,6 +13,7 @@
 
 #include "rdma/rdma.h"
 #include "sriov/sriov.h"
+#include "monotonic.h"
 
 void rn_sriov_report_add(struct rn_sriov_report *r, const char *fmt, ...)
 {
@@ -65,14 +66,6 @@ static int vf_claim(const struct rn_sriov_config *c, const char *pci, int *fd,
 	return 0;
 }
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
 /* Re-reads the PF; true once it has n VFs, each bound one with a netdev
  * (and an RDMA device with is_rdma) unless a pod holds it. */
 static bool vfs_ready(const struct rn_sriov_config *c, const struct rn_sriov_pf_config *pc,
@@ -112,13 +105,13 @@ static int wait_vfs(const struct rn_sriov_config *c, const struct rn_sriov_pf_co
 		    const struct rn_rdma_roots *roots, const char *pci, const char *name,
 		    struct rn_sriov_host *h, struct rn_error *e)
 {
-	long deadline = now_ms() + c->wait_ms;
+	long deadline = rn_monotonic_ms() + c->wait_ms;
 	char missing[128] = "";
 
 	for (;;) {
 		if (vfs_ready(c, pc, roots, pci, h, missing, sizeof(missing)))
 			return 0;
-		if (now_ms() >= deadline)
+		if (rn_monotonic_ms() >= deadline)
 			return rn_fail(e, -ETIMEDOUT, "%s: VFs not ready after %d ms: %s", name,
 				       c->wait_ms, missing);
 		usleep(100 * 1000);
@@ -191,7 +184,7 @@ static int wait_guid(const struct rn_sriov_config *c, const struct rn_rdma_roots
 		     const struct rn_sriov_vf *vf, const char *want, const char *name,
 		     char now[RN_GUID_STRLEN], struct rn_error *e)
 {
-	long deadline = now_ms() + c->wait_ms;
+	long deadline = rn_monotonic_ms() + c->wait_ms;
 
 	for (;;) {
 		char dev[RN_RDMA_NAME_LEN] = "";
@@ -209,7 +202,7 @@ static int wait_guid(const struct rn_sriov_config *c, const struct rn_rdma_roots
 		}
 		if (dev[0] && now[0] && !rn_rdma_guid_is_zero(now) && (!want[0] || !strcmp(now, want)))
 			return 0;
-		if (now_ms() >= deadline)
+		if (rn_monotonic_ms() >= deadline)
 			break;
 		usleep(100 * 1000);
 	}

@@ -22,6 +22,7 @@
 
 #include "netdev.h"
 #include "sriov/sriov.h"
+#include "monotonic.h"
 
 static struct rn_sriov_counters counters;
 
@@ -89,14 +90,6 @@ static int link_set(struct nl_sock *sk, int ifindex, const char *name, const cha
 	return 0;
 }
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
 /* The VF's netdev in this netns and its driver, by PCI address: -ENOENT no
  * such VF, -ENODEV it has no netdev here, -EIO the VFs cannot be read. */
 static int vf_netdev(const struct rn_rdma_roots *roots, const char *pci, char *name,
@@ -150,12 +143,12 @@ int rn_sriov_vf_netdev_mac(const struct rn_rdma_roots *roots, const char *pci,
 	rc = rn_sriov_live_ops.vf_rebind(NULL, roots, pci, driver, e);
 	if (rc)
 		return rc;
-	deadline = now_ms() + 10000;
+	deadline = rn_monotonic_ms() + 10000;
 	for (;;) {
 		if (!vf_netdev(roots, pci, name, NULL) && !rn_netdev_get(name, 0, &nd, NULL) &&
 		    !memcmp(nd.mac, mac, 6))
 			return 0;
-		if (now_ms() >= deadline)
+		if (rn_monotonic_ms() >= deadline)
 			return rn_fail(e, -ETIMEDOUT, "VF %s: its netdev does not take MAC "
 				       "%02x:%02x:%02x:%02x:%02x:%02x, not even after a %s rebind",
 				       pci, mac[0], mac[1], mac[2], mac[3], mac[4], mac[5], driver);
