@@ -40,22 +40,7 @@ serve() {
 	PORT=$(cat "$DIR/port")
 }
 # kubeconfig CA: a kubeconfig for the server, trusting the CA file
-kubeconfig() {
-	cat >"$DIR/kubeconfig" <<YAML
-apiVersion: v1
-kind: Config
-current-context: c
-clusters:
-- name: c
-  cluster: { server: "https://127.0.0.1:$PORT", certificate-authority: "$1" }
-contexts:
-- name: c
-  context: { cluster: c, user: u }
-users:
-- name: u
-  user: { token: t }
-YAML
-}
+kubeconfig() { STANDIN_PORT=$PORT standin_kubeconfig "$DIR" "$DIR/kubeconfig" "$1"; }
 one() { "$REQ" --kubeconfig "$DIR/kubeconfig" "$@" 2>&1 | head -1; }
 errno_of() { grep -oE '\(E[A-Z]+\)$' <<<"$1" | tr -d '()'; }
 

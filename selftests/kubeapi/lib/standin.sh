@@ -8,7 +8,9 @@
 #                       STANDIN_RUN: a command to run it under (e.g.
 #                       "nsenter --net=/run/netns/NODE": the loopback of
 #                       the netns the agent runs in)
-#   standin_kubeconfig DIR FILE   a kubeconfig for it (token-one)
+#   standin_kubeconfig DIR FILE [CA]   a kubeconfig for the server on
+#                       STANDIN_PORT (token-one), trusting CA (default
+#                       DIR/cluster-ca.pem)
 #   standin_stop
 #   standin_restart DIR   after standin_stop: the server again, on the same
 #                       port with the same certificates (an API server that
@@ -58,7 +60,7 @@ kind: Config
 current-context: node
 clusters:
 - name: standin
-  cluster: { server: "https://127.0.0.1:$STANDIN_PORT", certificate-authority: "$1/cluster-ca.pem" }
+  cluster: { server: "https://127.0.0.1:$STANDIN_PORT", certificate-authority: "${3:-$1/cluster-ca.pem}" }
 contexts:
 - name: node
   context: { cluster: standin, user: node }

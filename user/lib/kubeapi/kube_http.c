@@ -50,44 +50,51 @@ int rn_kube_wait(int fd, short events, long long deadline)
 	}
 }
 
-/* k->server split: scheme, host (no brackets), port, path prefix */
-static int split_server(const struct rn_kube *k, bool *tls, char *host, size_t hsize, char *port,
-			size_t psize, const char **prefix, struct rn_error *e)
+/* k->server, split */
+struct server_url {
+	bool tls;		/* https:// */
+	char host[256];		/* no brackets */
+	char port[16];
+	const char *prefix;	/* the path before the request's, in k->server */
+};
+
+static int split_server(const struct rn_kube *k, struct server_url *u, struct rn_error *e)
 {
 	const char *s = k->server, *h, *h_end, *p = NULL;
 	size_t hl;
 
-	*tls = !strncmp(s, "https://", 8);
-	if (!*tls && strncmp(s, "http://", 7))
+	u->tls = !strncmp(s, "https://", 8);
+	if (!u->tls && strncmp(s, "http://", 7))
 		return rn_fail(e, -EINVAL, "server \"%s\" is not an http(s) URL", s);
-	h = s + (*tls ? 8 : 7);
-	*prefix = h + strcspn(h, "/");
+	h = s + (u->tls ? 8 : 7);
+	u->prefix = h + strcspn(h, "/");
 	if (*h == '[') {
-		h_end = memchr(h, ']', *prefix - h);
+		h_end = memchr(h, ']', u->prefix - h);
 		if (!h_end)
 			return rn_fail(e, -EINVAL, "server \"%s\": no ']'", s);
 		h++;
 		if (h_end[1] == ':')
 			p = h_end + 2;
-		else if (h_end + 1 != *prefix)
+		else if (h_end + 1 != u->prefix)
 			return rn_fail(e, -EINVAL, "server \"%s\": text after ']'", s);
 	} else {
-		h_end = memchr(h, ':', *prefix - h);
+		h_end = memchr(h, ':', u->prefix - h);
 		if (h_end)
 			p = h_end + 1;
 		else
-			h_end = *prefix;
+			h_end = u->prefix;
 	}
 	hl = h_end - h;
-	if (!hl || hl >= hsize || (p && ((size_t)(*prefix - p) >= psize || p == *prefix)))
+	if (!hl || hl >= sizeof(u->host) ||
+	    (p && ((size_t)(u->prefix - p) >= sizeof(u->port) || p == u->prefix)))
 		return rn_fail(e, -EINVAL, "server \"%s\": no host or a bad port", s);
-	memcpy(host, h, hl);
-	host[hl] = '\0';
+	memcpy(u->host, h, hl);
+	u->host[hl] = '\0';
 	if (p) {
-		memcpy(port, p, *prefix - p);
-		port[*prefix - p] = '\0';
+		memcpy(u->port, p, u->prefix - p);
+		u->port[u->prefix - p] = '\0';
 	} else {
-		snprintf(port, psize, "%s", *tls ? "443" : "80");
+		snprintf(u->port, sizeof(u->port), "%s", u->tls ? "443" : "80");
 	}
 	return 0;
 }
@@ -154,19 +161,15 @@ static int tcp_connect(struct rn_kube *k, const char *host, const char *port, lo
 	return 0;
 }
 
-static int conn_open(struct rn_kube *k, long long deadline, struct rn_error *e)
+static int conn_open(struct rn_kube *k, const struct server_url *u, long long deadline,
+		     struct rn_error *e)
 {
-	char host[256], port[16];
-	const char *prefix;
-	bool tls;
-	int err = split_server(k, &tls, host, sizeof(host), port, sizeof(port), &prefix, e);
+	int err = u->tls ? rn_kube_tls_context(k, e) : 0;
 
-	if (!err && tls)
-		err = rn_kube_tls_context(k, e);
 	if (!err)
-		err = tcp_connect(k, host, port, deadline, e);
-	if (!err && tls)
-		err = rn_kube_tls_handshake(k, host, deadline, e);
+		err = tcp_connect(k, u->host, u->port, deadline, e);
+	if (!err && u->tls)
+		err = rn_kube_tls_handshake(k, u->host, deadline, e);
 	if (err)
 		rn_kube_http_close(k);
 	return err;
@@ -293,19 +296,15 @@ static int read_answer(struct rn_kube *k, struct rn_http_answer *ans, long long 
 }
 
 /* method path HTTP/1.1 and the headers (the body follows) */
-static int request_head(const struct rn_kube *k, const char *method, const char *path,
-			const char *type, size_t body_len, bool has_body, char **out,
-			struct rn_error *e)
+static int request_head(const struct rn_kube *k, const struct server_url *u, const char *method,
+			const char *path, const char *type, size_t body_len, bool has_body,
+			char **out, struct rn_error *e)
 {
-	char host[256], port[16], *auth = NULL;
-	const char *prefix;
-	bool tls, v6;
-	int n = split_server(k, &tls, host, sizeof(host), port, sizeof(port), &prefix, e);
+	bool v6 = strchr(u->host, ':') != NULL;
+	char *auth = NULL;
+	int n;
 
 	*out = NULL;
-	if (n)
-		return n;
-	v6 = strchr(host, ':') != NULL;
 	if (k->token && asprintf(&auth, "Authorization: Bearer %s\r\n", k->token) < 0)
 		return rn_fail(e, -ENOMEM, "out of memory");
 	n = asprintf(out,
@@ -317,7 +316,7 @@ static int request_head(const struct rn_kube *k, const char *method, const char 
 		     "%s%s%s"
 		     "Content-Length: %zu\r\n"
 		     "\r\n",
-		     method, prefix, path, v6 ? "[" : "", host, v6 ? "]" : "", port,
+		     method, u->prefix, path, v6 ? "[" : "", u->host, v6 ? "]" : "", u->port,
 		     auth ? auth : "",
 		     has_body ? "Content-Type: " : "", has_body ? type : "", has_body ? "\r\n" : "",
 		     body_len);
@@ -331,9 +330,9 @@ static int request_head(const struct rn_kube *k, const char *method, const char 
 
 /* One attempt on the open connection (opened first if none): 1 when it
  * failed in a way that sending again on a new connection may fix. */
-static int attempt(struct rn_kube *k, const char *method, const char *head, const char *body,
-		   size_t body_len, struct rn_http_answer *ans, long long deadline, int *err,
-		   struct rn_error *e)
+static int attempt(struct rn_kube *k, const struct server_url *u, const char *method,
+		   const char *head, const char *body, size_t body_len, struct rn_http_answer *ans,
+		   long long deadline, int *err, struct rn_error *e)
 {
 	bool reused = k->conn_open, got = false;
 
@@ -341,7 +340,7 @@ static int attempt(struct rn_kube *k, const char *method, const char *head, cons
 		rn_kube_http_close(k);
 		reused = false;
 	}
-	if (!reused && (*err = conn_open(k, deadline, e)))
+	if (!reused && (*err = conn_open(k, u, deadline, e)))
 		return 0;
 	*err = write_all(k, head, strlen(head), deadline);
 	if (!*err && body_len)
@@ -365,10 +364,13 @@ int rn_kube_http(struct rn_kube *k, const char *method, const char *path, const 
 	long long deadline = rn_monotonic_ms() + k->timeout_ms;
 	size_t body_len = body ? strlen(body) : 0;
 	sigset_t pipe_set, old, pending;
+	struct server_url u;
 	bool was_pending;
 	char *head;
-	int err = request_head(k, method, path, type, body_len, body != NULL, &head, e);
+	int err = split_server(k, &u, e);
 
+	if (!err)
+		err = request_head(k, &u, method, path, type, body_len, body != NULL, &head, e);
 	if (err)
 		return err;
 	/* SIGPIPE, which writing to a connection the server closed raises
@@ -385,7 +387,7 @@ int rn_kube_http(struct rn_kube *k, const char *method, const char *path, const 
 		rn_http_answer_free(ans);
 		memset(ans, 0, sizeof(*ans));
 		ans->max = k->answer_max;
-		if (!attempt(k, method, head, body, body_len, ans, deadline, &err, e) || i == 1)
+		if (!attempt(k, &u, method, head, body, body_len, ans, deadline, &err, e) || i == 1)
 			break;
 		if (e)	/* the new connection's outcome is the request's */
 			*e = (struct rn_error){ 0 };
