@@ -1,28 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Cost per packet of the data-path programs over an empty program of the
- * same type, via BPF_PROG_TEST_RUN with repeat, on RoCEv2 frames of a
- * registered pod. Prints one JSON object.
+ * same type, via BPF_PROG_TEST_RUN, on RoCEv2 frames of a registered pod.
+ * Prints one JSON object.
  *
  *   dp_prog_cost [--repeat N] [--rounds N] [--calls N]
  *
- * Each round runs every program once with `repeat` repetitions (the kernel
- * reports the mean ns per repetition); rounds interleave programs so load
- * from the rest of the machine hits them alike; medians over rounds, with
- * the spread (min, max) of the added cost across rounds.
+ * Every measurement is paired: the empty program, the program, the empty
+ * program again, back to back (a few ms in all), and the program's added
+ * cost is its time less the mean of the two empty runs beside it. This
+ * machine's speed drifts by half within seconds (other guests on the
+ * host); a baseline taken a second away, as the rounds of one run of every
+ * program in turn had it, carried that drift into each difference
+ * (pod_added 9 to 39 ns over one run's rounds). The medians over rounds
+ * are reported, with the 10th and 90th percentiles of the added cost.
  *
- * In tc the kernel reuses one skb across repetitions, so with `repeat` the
- * TOS rewrite happens on the first one and the rest take the
- * already-marked path ("tc_reused"). Marking itself is measured with
- * `calls` test runs of one repetition each: every call builds a fresh skb
- * from the Not-ECT frame, so every run marks ("tc_fresh"), and again with
- * the skb flagged GSO (10 segments of 1400: "tc_fresh_gso"). The empty
- * program is measured the same way in the same round. BPF_PROG_TEST_RUN
- * builds only linear skbs, so a non-linear skb cannot be measured here.
+ * With `repeat` the kernel runs the program `repeat` times on one skb and
+ * reports the mean ns per repetition. In tc it reuses that skb, so the TOS
+ * rewrite happens on the first one and the rest take the already-marked
+ * path ("tc_added"). Marking itself is measured with `calls` test runs of
+ * one repetition each: every call builds a fresh skb from the Not-ECT
+ * frame, so every run marks ("tc_fresh"), and again with the skb flagged
+ * GSO (10 segments of 1400: "tc_fresh_gso"). BPF_PROG_TEST_RUN builds only
+ * linear skbs, so a non-linear skb cannot be measured here.
  *
  * The per-pod program (pod_egress.bpf.c) runs on the pod's own interface,
  * before the master's egress: "pod_added" is its cost over the empty tc
  * program, on the same frame from the pod, in enforce (null where the
- * kernel refuses it). */
+ * kernel refuses it); "pod_general" is the same frame through the general
+ * parser, as a frame the common-frame shortcut does not take (a tagged
+ * one, ARP, NDP) goes. "pod_aa" is the same program loaded a second time,
+ * paired with the first: what two copies of one program differ by here
+ * (where the JIT placed each, the machine), the noise floor of a
+ * comparison between two builds. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,26 +107,11 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-struct spread {
-	double median, min, max;
-};
-
-static struct spread spread_of(double *v, int n)
-{
-	struct spread s;
-
-	qsort(v, (size_t)n, sizeof(*v), cmp);
-	s.median = median(v, n);
-	s.min = v[0];
-	s.max = v[n - 1];
-	return s;
-}
-
-enum { XE, XR, TE, TR, FE, FR, GE, GR, PR, NV };
-
 /* The per-pod program, its test runs' interface (loopback of this netns)
- * mapped to FX_POD; -1 where the kernel refuses it. */
-static int pod_prog(struct pod_egress **skel, struct dp_env *env)
+ * mapped to FX_POD; -1 where the kernel refuses it. general_only: every
+ * frame through the general parser (rn_general_only), without the
+ * common-frame shortcut. */
+static int pod_prog(struct pod_egress **skel, struct dp_env *env, int general_only)
 {
 	struct rn_pod_dev d = { .ifindex = 1, .slot = FX_POD };
 	socklen_t clen = sizeof(d.netns_cookie);
@@ -130,6 +124,8 @@ static int pod_prog(struct pod_egress **skel, struct dp_env *env)
 	if (sock >= 0)
 		close(sock);
 	*skel = ok ? pod_egress__open() : NULL;
+	if (*skel)
+		(*skel)->rodata->rn_general_only = general_only;
 	if (!*skel || dp_env_share(env, (*skel)->obj) || pod_egress__load(*skel) ||
 	    bpf_map_lookup_elem(env->m.pod_info, &slot, &pod))
 		return -1;
@@ -140,13 +136,64 @@ static int pod_prog(struct pod_egress **skel, struct dp_env *env)
 	return bpf_program__fd((*skel)->progs.rn_pod_egress);
 }
 
+/* One program's paired measurements: prog between two runs of base. */
+struct measure {
+	const char *name;	/* JSON key prefix */
+	int base, prog;
+	int fresh;		/* 0: one run of `repeat`; else `calls` fresh-skb runs */
+	__u32 gso_segs;
+	const void *frame;
+	__u32 len;
+	double *empty, *total, *added;
+	int tos;		/* the program's last fresh output's TOS byte */
+};
+
+static double time_of(const struct measure *m, int fd, int repeat, int calls, int *tos)
+{
+	return m->fresh ? run_fresh(fd, m->frame, m->len, calls, m->gso_segs, tos)
+			: run(fd, m->frame, m->len, repeat);
+}
+
+static int measure_round(struct measure *m, int r, int repeat, int calls)
+{
+	int tos_empty;
+	double e1 = time_of(m, m->base, repeat, calls, &tos_empty);
+	double t = time_of(m, m->prog, repeat, calls, &m->tos);
+	double e2 = time_of(m, m->base, repeat, calls, &tos_empty);
+
+	if (e1 < 0 || t < 0 || e2 < 0)
+		return -1;
+	m->empty[r] = (e1 + e2) / 2;
+	m->total[r] = t;
+	m->added[r] = t - m->empty[r];
+	return 0;
+}
+
+static double percentile(const double *sorted, int n, int pct)
+{
+	return sorted[(n - 1) * pct / 100];
+}
+
+/* "<name>_empty_ns": .., "<name>_ns": .., "<name>_added_ns": .. (median),
+ * "<name>_added_p10_ns", "<name>_added_p90_ns" */
+static void print_measure(struct measure *m, int rounds, const char *total_key)
+{
+	double e = median(m->empty, rounds), t = median(m->total, rounds);
+	double a = median(m->added, rounds);	/* sorts added */
+
+	printf(", \"%s_empty_ns\": %.1f, \"%s\": %.1f, \"%s_added_ns\": %.1f, "
+	       "\"%s_added_p10_ns\": %.1f, \"%s_added_p90_ns\": %.1f", m->name, e, total_key, t,
+	       m->name, a, m->name, percentile(m->added, rounds, 10), m->name,
+	       percentile(m->added, rounds, 90));
+}
+
 int main(int argc, char **argv)
 {
-	int repeat = 1000000, rounds = 15, calls = 20000, tos_fresh = 0, tos_gso = 0, tos_empty;
+	int repeat = 100000, rounds = 101, calls = 2000;
 	struct dp_env env;
 	struct xdp_rx *xdp;
 	struct tc_egress *tc;
-	struct pod_egress *pod = NULL;
+	struct pod_egress *pod = NULL, *pod2 = NULL, *podg = NULL;
 	uint8_t rx_frame[512], tx_frame[512];
 	struct frame_layout lo;
 	struct frame_spec rx = { .dst_mac = fx_pod_mac, .src_mac = fx_peer_mac, .family = 4,
@@ -156,9 +203,8 @@ int main(int argc, char **argv)
 				 .saddr = "10.0.0.2", .daddr = "10.0.0.100", .l4 = FR_ROCE,
 				 .payload = 256 };
 	__u32 rx_len, tx_len;
-	int xdp_empty, tc_empty, xfd, tfd, pfd;
-	double *v[NV], *xa, *ta, *fa, *ga, *pa;
-	char pod_json[160] = "\"pod_added_ns\": null";
+	int xdp_empty, tc_empty, pfd, pfd2, pfdg, nm = 0;
+	struct measure ms[7];
 
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--repeat"))
@@ -188,71 +234,67 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dp_prog_cost: cannot load empty programs: %s\n", strerror(errno));
 		return 1;
 	}
-	pfd = pod_prog(&pod, &env);
-	xfd = bpf_program__fd(xdp->progs.rn_xdp_rx);
-	tfd = bpf_program__fd(tc->progs.rn_tc_egress);
+	pfd = pod_prog(&pod, &env, 0);
+	pfd2 = pfd < 0 ? -1 : pod_prog(&pod2, &env, 0);
+	pfdg = pfd < 0 ? -1 : pod_prog(&podg, &env, 1);
 	rx_len = (__u32)frame_build(&rx, rx_frame, sizeof(rx_frame), &lo);
 	tx_len = (__u32)frame_build(&tx, tx_frame, sizeof(tx_frame), &lo);
 
-	for (int k = 0; k < NV; k++)
-		v[k] = calloc((size_t)rounds, sizeof(double));
-	xa = calloc((size_t)rounds, sizeof(double));
-	ta = calloc((size_t)rounds, sizeof(double));
-	fa = calloc((size_t)rounds, sizeof(double));
-	ga = calloc((size_t)rounds, sizeof(double));
-	pa = calloc((size_t)rounds, sizeof(double));
-	for (int r = 0; r < rounds; r++) {
-		v[XE][r] = run(xdp_empty, rx_frame, rx_len, repeat);
-		v[XR][r] = run(xfd, rx_frame, rx_len, repeat);
-		v[TE][r] = run(tc_empty, tx_frame, tx_len, repeat);
-		v[TR][r] = run(tfd, tx_frame, tx_len, repeat);
-		v[FE][r] = run_fresh(tc_empty, tx_frame, tx_len, calls, 0, &tos_empty);
-		v[FR][r] = run_fresh(tfd, tx_frame, tx_len, calls, 0, &tos_fresh);
-		v[GE][r] = run_fresh(tc_empty, tx_frame, tx_len, calls, 10, &tos_empty);
-		v[GR][r] = run_fresh(tfd, tx_frame, tx_len, calls, 10, &tos_gso);
-		v[PR][r] = pfd < 0 ? 0 : run(pfd, tx_frame, tx_len, repeat);
-		for (int k = 0; k < NV; k++)
-			if (v[k][r] < 0) {
+	ms[nm++] = (struct measure){ .name = "xdp", .base = xdp_empty, .frame = rx_frame,
+				     .len = rx_len, .prog = bpf_program__fd(xdp->progs.rn_xdp_rx) };
+	ms[nm++] = (struct measure){ .name = "tc", .base = tc_empty, .frame = tx_frame,
+				     .len = tx_len,
+				     .prog = bpf_program__fd(tc->progs.rn_tc_egress) };
+	ms[nm++] = ms[1];
+	ms[nm - 1].name = "tc_fresh";
+	ms[nm - 1].fresh = 1;
+	ms[nm++] = ms[2];
+	ms[nm - 1].name = "tc_fresh_gso";
+	ms[nm - 1].gso_segs = 10;
+	if (pfd >= 0 && pfd2 >= 0 && pfdg >= 0) {
+		ms[nm++] = (struct measure){ .name = "pod", .base = tc_empty, .prog = pfd,
+					     .frame = tx_frame, .len = tx_len };
+		ms[nm++] = (struct measure){ .name = "pod_general", .base = tc_empty, .prog = pfdg,
+					     .frame = tx_frame, .len = tx_len };
+		ms[nm++] = (struct measure){ .name = "pod_aa", .base = pfd, .prog = pfd2,
+					     .frame = tx_frame, .len = tx_len };
+	}
+	for (int k = 0; k < nm; k++) {
+		ms[k].empty = calloc((size_t)rounds, sizeof(double));
+		ms[k].total = calloc((size_t)rounds, sizeof(double));
+		ms[k].added = calloc((size_t)rounds, sizeof(double));
+		if (!ms[k].empty || !ms[k].total || !ms[k].added)
+			return 1;
+	}
+	for (int r = 0; r < rounds; r++)
+		for (int k = 0; k < nm; k++)
+			if (measure_round(&ms[k], r, repeat, calls)) {
 				fprintf(stderr, "dp_prog_cost: test run failed: %s\n", strerror(errno));
 				return 1;
 			}
-		xa[r] = v[XR][r] - v[XE][r];
-		ta[r] = v[TR][r] - v[TE][r];
-		fa[r] = v[FR][r] - v[FE][r];
-		ga[r] = v[GR][r] - v[GE][r];
-		pa[r] = v[PR][r] - v[TE][r];
-	}
 	/* every fresh run must have marked: DSCP 26, ECT(0) */
-	if (tos_fresh != (26 << 2 | 2) || tos_gso != (26 << 2 | 2)) {
+	if (ms[2].tos != (26 << 2 | 2) || ms[3].tos != (26 << 2 | 2)) {
 		fprintf(stderr, "dp_prog_cost: fresh runs did not mark (tos 0x%x, gso 0x%x)\n",
-			tos_fresh, tos_gso);
+			ms[2].tos, ms[3].tos);
 		return 1;
 	}
-	struct spread x = spread_of(xa, rounds), t = spread_of(ta, rounds);
-	struct spread f = spread_of(fa, rounds), g = spread_of(ga, rounds);
-	struct spread pd = spread_of(pa, rounds);
-
-	if (pfd >= 0)
-		snprintf(pod_json, sizeof(pod_json), "\"pod_egress_ns\": %.1f, \"pod_added_ns\": "
-			 "%.1f, \"pod_added_min_ns\": %.1f, \"pod_added_max_ns\": %.1f",
-			 median(v[PR], rounds), pd.median, pd.min, pd.max);
-
 	printf("{\"repeat\": %d, \"rounds\": %d, \"calls\": %d, "
-	       "\"frame\": \"RoCEv2 IPv4 %u bytes, Not-ECT, registered pod, enforce\", "
-	       "\"xdp_empty_ns\": %.1f, \"xdp_rx_ns\": %.1f, \"xdp_added_ns\": %.1f, "
-	       "\"xdp_added_min_ns\": %.1f, \"xdp_added_max_ns\": %.1f, "
-	       "\"tc_empty_ns\": %.1f, \"tc_egress_ns\": %.1f, \"tc_added_ns\": %.1f, "
-	       "\"tc_added_min_ns\": %.1f, \"tc_added_max_ns\": %.1f, "
-	       "\"tc_fresh_empty_ns\": %.1f, \"tc_fresh_ns\": %.1f, \"tc_fresh_added_ns\": %.1f, "
-	       "\"tc_fresh_added_min_ns\": %.1f, \"tc_fresh_added_max_ns\": %.1f, "
-	       "\"tc_fresh_gso_empty_ns\": %.1f, \"tc_fresh_gso_ns\": %.1f, "
-	       "\"tc_fresh_gso_added_ns\": %.1f, \"tc_fresh_gso_added_min_ns\": %.1f, "
-	       "\"tc_fresh_gso_added_max_ns\": %.1f, %s}\n",
-	       repeat, rounds, calls, rx_len,
-	       median(v[XE], rounds), median(v[XR], rounds), x.median, x.min, x.max,
-	       median(v[TE], rounds), median(v[TR], rounds), t.median, t.min, t.max,
-	       median(v[FE], rounds), median(v[FR], rounds), f.median, f.min, f.max,
-	       median(v[GE], rounds), median(v[GR], rounds), g.median, g.min, g.max, pod_json);
+	       "\"frame\": \"RoCEv2 IPv4 %u bytes, Not-ECT, registered pod, enforce\"",
+	       repeat, rounds, calls, rx_len);
+	print_measure(&ms[0], rounds, "xdp_rx_ns");
+	print_measure(&ms[1], rounds, "tc_egress_ns");
+	print_measure(&ms[2], rounds, "tc_fresh_ns");
+	print_measure(&ms[3], rounds, "tc_fresh_gso_ns");
+	if (nm > 4) {
+		print_measure(&ms[4], rounds, "pod_egress_ns");
+		print_measure(&ms[5], rounds, "pod_general_ns");
+		print_measure(&ms[6], rounds, "pod_aa_ns");
+	} else {
+		printf(", \"pod_added_ns\": null");
+	}
+	printf("}\n");
+	pod_egress__destroy(podg);
+	pod_egress__destroy(pod2);
 	pod_egress__destroy(pod);
 	xdp_rx__destroy(xdp);
 	tc_egress__destroy(tc);

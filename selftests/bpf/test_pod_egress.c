@@ -4,11 +4,15 @@
  * VLAN tag, more IPv6 extension headers than the parser walks, ND options
  * beyond those walked), what passes (own traffic, ARP probes, DAD), monitor
  * against enforce, and frames of an interface no pod owns. Each fixture
- * checks the verdict, the reason counted and the pod's violation/drop. The
- * test run's skb is on the current netns's loopback (ifindex 1), which the
- * fixture maps to FX_POD. */
+ * checks the verdict, the reason counted and the pod's violation/drop, once
+ * through the program as loaded and once with every frame sent through the
+ * general parser (rn_general_only); then both take the same mutated frames
+ * and must agree on each, so the common-frame shortcut (rn_pod_passes_fast)
+ * passes nothing the parser would refuse. The test run's skb is on the
+ * current netns's loopback (ifindex 1), which the fixture maps to FX_POD. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <sys/socket.h>
@@ -142,6 +146,32 @@ static const struct pfx fixtures[] = {
 	  .src_mac = fx_pod_mac, .family = 4, .saddr = "10.0.0.2", .daddr = "10.0.0.100",
 	  .l4 = FR_UDP, .payload = 6, .dport = 4791 }, .verdict = SHOT,
 	  .reason = RN_REASON_MALFORMED, .malformed = RN_MALFORMED_BTH },
+	/* the edges of the common-frame shortcut: the parser decides these */
+	{ "own v4, tot_len past the frame refused (malformed)", V4(fx_pod_mac, "10.0.0.2"),
+	  .cut = 14 + 20 + 8 + 8, .verdict = SHOT, .reason = RN_REASON_MALFORMED,
+	  .malformed = RN_MALFORMED_IPV4 },
+	{ "own v6, payload length past the frame refused (malformed)",
+	  V6(fx_pod_mac, "fd00::2", FR_UDP), .cut = 14 + 40 + 8 + 8, .verdict = SHOT,
+	  .reason = RN_REASON_MALFORMED, .malformed = RN_MALFORMED_IPV6 },
+	{ "own v6, tcp data offset below 5 refused (malformed)", { .dst_mac = fx_peer_mac,
+	  .src_mac = fx_pod_mac, .family = 6, .saddr = "fd00::2", .daddr = "fd00::100",
+	  .l4 = FR_TCP, .payload = 64, .tcp_doff = 3 }, .verdict = SHOT,
+	  .reason = RN_REASON_MALFORMED, .malformed = RN_MALFORMED_L4 },
+	{ "own v6, udp 4791 without a BTH refused (malformed)", { .dst_mac = fx_peer_mac,
+	  .src_mac = fx_pod_mac, .family = 6, .saddr = "fd00::2", .daddr = "fd00::100",
+	  .l4 = FR_UDP, .payload = 6, .dport = 4791 }, .verdict = SHOT,
+	  .reason = RN_REASON_MALFORMED, .malformed = RN_MALFORMED_BTH },
+	{ "own v4 RoCE passes", { .dst_mac = fx_peer_mac, .src_mac = fx_pod_mac, .family = 4,
+	  .saddr = "10.0.0.2", .daddr = "10.0.0.100", .l4 = FR_ROCE, .payload = 64 },
+	  .verdict = OK, .reason = NONE },
+	{ "own v4 later fragment passes", { .dst_mac = fx_peer_mac, .src_mac = fx_pod_mac,
+	  .family = 4, .saddr = "10.0.0.2", .daddr = "10.0.0.100", .l4 = FR_UDP,
+	  .payload = 64, .frag_offset = 8 }, .verdict = OK, .reason = NONE },
+	{ "foreign v4 later fragment refused", { .dst_mac = fx_peer_mac, .src_mac = fx_pod_mac,
+	  .family = 4, .saddr = "10.0.0.3", .daddr = "10.0.0.100", .l4 = FR_UDP,
+	  .payload = 64, .frag_offset = 8 }, .verdict = SHOT, .reason = RN_REASON_SOURCE_IP },
+	{ "own v6 TCP passes", V6(fx_pod_mac, "fd00::2", FR_TCP), .verdict = OK,
+	  .reason = NONE },
 	{ "vlan tag cut short refused (malformed)", { .dst_mac = fx_peer_mac,
 	  .src_mac = fx_pod_mac, .vlan = 5, .family = 4, .saddr = "10.0.0.2",
 	  .daddr = "10.0.0.100", .l4 = FR_UDP, .payload = 64 }, .cut = 16, .verdict = SHOT,
@@ -222,8 +252,9 @@ static int set_ip_keyed(const struct dp_env *env, int on)
 }
 
 static void run(struct dp_env *env, int dev_fd, int rsn_fd, __u64 cookie, const struct pfx *fx,
-		struct tap *tap)
+		const char *how, struct tap *tap)
 {
+	char name[256];
 	struct rn_pod_reasons r0, r1;
 	struct dp_snapshot s0, s1;
 	static uint8_t buf[2048];
@@ -255,13 +286,124 @@ static void run(struct dp_env *env, int dev_fd, int rsn_fd, __u64 cookie, const 
 		 fx->verdict == SHOT);
 	map_dev(dev_fd, env, cookie, 1);
 	set_ip_keyed(env, 0);
-	tap_report(tap, fx->name, &c);
+	snprintf(name, sizeof(name), "%s%s", fx->name, how);
+	tap_report(tap, name, &c);
+}
+
+/* One frame through the program at prog_fd: its verdict, and the reason
+ * (or -1) and malformed reason it counted, as one number to compare. */
+static long verdict_of(struct dp_env *env, int prog_fd, int rsn_fd, const uint8_t *frame,
+		       __u32 len)
+{
+	static uint8_t buf[2048];
+	struct rn_pod_reasons r0, r1;
+	__u32 verdict = 0;
+	long why = -1;
+
+	memcpy(buf, frame, len);
+	env->prog_fd = prog_fd;
+	rn_maps_percpu_sum(&env->m, rsn_fd, FX_POD, &r0, sizeof(r0));
+	if (dp_run_tc(env, buf, &len, 0, 0, &verdict))
+		return -2;
+	rn_maps_percpu_sum(&env->m, rsn_fd, FX_POD, &r1, sizeof(r1));
+	for (int i = 0; i < RN_REASON_MAX; i++)
+		if (r1.denied[i] != r0.denied[i])
+			why = i;
+	for (int i = 0; i < RN_MALFORMED_MAX; i++)
+		if (r1.malformed[i] != r0.malformed[i])
+			why = why * 100 + i;
+	return (long)verdict * 100000 + why;
+}
+
+/* Own frames of every kind the shortcut takes, with bytes of their
+ * headers changed at random (ethertype, IP header, L4 header, BTH) and
+ * some cut short: the loaded program and the general parser alone must
+ * give the same verdict and reasons for every one. */
+static void differential(struct dp_env *env, int fast_fd, int general_fd, int rsn_fd,
+			 struct tap *tap)
+{
+	static const struct frame_spec seeds[] = {
+		{ .dst_mac = fx_peer_mac, .src_mac = fx_pod_mac, .family = 4, .saddr = "10.0.0.2",
+		  .daddr = "10.0.0.100", .l4 = FR_ROCE, .payload = 32 },
+		{ .dst_mac = fx_peer_mac, .src_mac = fx_pod_mac, .family = 4, .saddr = "10.0.0.2",
+		  .daddr = "10.0.0.100", .l4 = FR_TCP, .payload = 32 },
+		V4(fx_pod_mac, "10.0.0.2"),
+		{ .dst_mac = fx_peer_mac, .src_mac = fx_pod_mac, .family = 6, .saddr = "fd00::2",
+		  .daddr = "fd00::100", .l4 = FR_ROCE, .payload = 32 },
+		V6(fx_pod_mac, "fd00::2", FR_TCP),
+		V6(fx_pod_mac, "fd00::2", FR_UDP),
+	};
+	static const uint8_t odd[] = { 0x00, 0x01, 0x05, 0x06, 0x11, 0x14, 0x3a, 0x40, 0x45,
+				       0x46, 0x60, 0x81, 0x86, 0xdd, 0x08, 0x12, 0xb7, 0xff };
+	struct check c = { 0 };
+	int n = 20000, passed = 0, passing = 0;
+	char diag[160] = "";
+
+	srandom(23);
+	dp_env_master(env, RN_POLICY_ENFORCE, RN_ECN_ECT0, 26, 48, 1500, RN_XDP_NONE);
+	for (int i = 0; i < n; i++) {
+		const struct frame_spec *f = &seeds[i % (sizeof(seeds) / sizeof(seeds[0]))];
+		uint8_t frame[512];
+		struct frame_layout lo;
+		__u32 len = (__u32)frame_build(f, frame, sizeof(frame), &lo);
+		long a, b;
+
+		for (int k = 1 + (int)(random() % 3); k > 0; k--) {
+			size_t at = 12 + (size_t)random() % (lo.end_l4 + 4 - 12);
+
+			frame[at] = random() % 2 ? odd[random() % sizeof(odd)] : (uint8_t)random();
+		}
+		/* a length field (IPv4 tot_len at 16, IPv6 payload_len at 18)
+		 * set small: under the header, or short of the frame */
+		if (random() % 4 == 0) {
+			size_t at = 16 + 2 * (size_t)(random() % 2);
+			long v = random() % 64;
+
+			frame[at] = 0;
+			frame[at + 1] = (uint8_t)v;
+		}
+		if (random() % 4 == 0)
+			len = 14 + (__u32)random() % (len - 13);
+		a = verdict_of(env, fast_fd, rsn_fd, frame, len);
+		b = verdict_of(env, general_fd, rsn_fd, frame, len);
+		if (a == b) {
+			passed++;
+			passing += a == (long)OK * 100000 - 1;
+		} else if (!diag[0]) {
+			snprintf(diag, sizeof(diag), "frame %d (seed %d, %u bytes): %ld against %ld",
+				 i, i % 6, len, a, b);
+		}
+	}
+	CHECK_TRUE(&c, diag, !diag[0]);
+	CHECK_EQ(&c, "frames where both agree", passed, n);
+	/* the mutations must leave some frames the shortcut passes */
+	CHECK_TRUE(&c, "some mutated frames still pass", passing > n / 20);
+	tap_report(tap, "shortcut and general parser agree on 20,000 mutated own frames", &c);
+}
+
+/* The second load shares every map of the first (the env's among them),
+ * except its own .rodata, which carries rn_general_only. */
+static int share_pod_maps(struct pod_egress *from, struct bpf_object *to)
+{
+	struct bpf_map *map;
+
+	bpf_object__for_each_map(map, to) {
+		struct bpf_map *src = bpf_object__find_map_by_name(from->obj, bpf_map__name(map));
+
+		if (bpf_map__is_internal(map))
+			continue;
+		bpf_map__set_pin_path(map, NULL);
+		if (!src || bpf_map__reuse_fd(map, bpf_map__fd(src)))
+			return -1;
+	}
+	return 0;
 }
 
 int main(void)
 {
 	struct tap tap = { 0 };
-	struct pod_egress *skel;
+	struct pod_egress *skel, *general;
+	int dev_fd, rsn_fd;
 	struct dp_env env;
 	socklen_t clen = sizeof(__u64);
 	__u64 cookie = 0;
@@ -286,10 +428,24 @@ int main(void)
 		printf("not ok 1 - fixture pods\n1..1\n");
 		return 1;
 	}
+	general = pod_egress__open();
+	if (general)
+		general->rodata->rn_general_only = 1;
+	if (!general || share_pod_maps(skel, general->obj) || pod_egress__load(general)) {
+		printf("not ok 1 - load rn_pod_egress with the general parser only\n1..1\n");
+		return 1;
+	}
+	dev_fd = bpf_map__fd(skel->maps.rn_pod_dev_v1);
+	rsn_fd = bpf_map__fd(skel->maps.rn_pod_rsn_v1);
 	env.prog_fd = bpf_program__fd(skel->progs.rn_pod_egress);
 	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++)
-		run(&env, bpf_map__fd(skel->maps.rn_pod_dev_v1), bpf_map__fd(skel->maps.rn_pod_rsn_v1),
-		    cookie, &fixtures[i], &tap);
+		run(&env, dev_fd, rsn_fd, cookie, &fixtures[i], "", &tap);
+	env.prog_fd = bpf_program__fd(general->progs.rn_pod_egress);
+	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++)
+		run(&env, dev_fd, rsn_fd, cookie, &fixtures[i], " (general parser)", &tap);
+	differential(&env, bpf_program__fd(skel->progs.rn_pod_egress),
+		     bpf_program__fd(general->progs.rn_pod_egress), rsn_fd, &tap);
+	pod_egress__destroy(general);
 	pod_egress__destroy(skel);
 	dp_env_close(&env);
 	return tap_finish(&tap);
