@@ -175,7 +175,9 @@ for t in "${serial[@]}"; do
 	collect "$t"
 done
 
-[ -z "${prefetch_pid:-}" ] || wait "$prefetch_pid"
+# (a finished prefetch whose PID a later child reused is no child of ours:
+# bash says so; nothing is lost)
+[ -z "${prefetch_pid:-}" ] || wait "$prefetch_pid" 2>/dev/null
 touch "$LOGDIR/vm-serial.done"
 busy=0
 for p in "${lanes[@]}"; do kill -0 "$p" 2>/dev/null && busy=$((busy + 1)); done
