@@ -18,9 +18,11 @@
 #include "../maps/pod_reasons.h"
 #include "../maps/pod_jmp.h"
 
-/* Set by the tests only: every frame through the general parser, to check
- * that rn_pod_passes_fast passes nothing it would refuse. The verifier
- * prunes the branch the constant does not take. */
+/* Set by test_pod_egress and dp_prog_cost only (the agent loads the
+ * program as built): every frame through the general parser, to check
+ * that rn_pod_passes_fast passes nothing it would refuse and to measure
+ * what the shortcut saves. The verifier prunes the branch the constant
+ * does not take. */
 const volatile int rn_general_only = 0;
 
 static __always_inline void rn_count_refused(__u32 slot, int reason, int cls, __u32 segs,

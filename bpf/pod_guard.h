@@ -24,10 +24,9 @@ static __always_inline int rn_is_ipv6_ext(__u8 proto)
 	       proto == RN_IPPROTO_DSTOPTS || proto == RN_IPPROTO_FRAGMENT;
 }
 
-/* Ordered for the common frame, IPv4 or IPv6 from the pod's own MAC and
- * address: an IP frame has no further VLAN tag to look for (the parser
- * stopped at an IP ethertype) and IPv4 carries no neighbour claims, so
- * unicast IPv4 costs the MAC and source compares only. */
+/* Every frame rn_pod_passes_fast does not pass, parsed: a refusal reason
+ * or RN_POD_PASS. IP frames need no look for a further VLAN tag (the
+ * parser stopped at an IP ethertype), IPv4 carries no neighbour claims. */
 static __always_inline int rn_pod_refuses(struct __sk_buff *skb, __u32 slot,
 					  const struct rn_pod *pod, const struct rn_pkt *p,
 					  int cls, void *data, void *data_end)
@@ -99,7 +98,9 @@ static __always_inline int rn_pod_passes_fast(struct __sk_buff *skb, const struc
 		l3_len = sizeof(*iph);
 		l4_len = bpf_ntohs(iph->tot_len) - l3_len;
 		proto = iph->protocol;
-		/* version 4 with a 20-byte header; a tot_len under 20 wraps */
+		/* version 4 with a 20-byte header; a tot_len under 20 wraps
+		 * l4_len, and that check alone sends it to the parser (the
+		 * sum below is 64-bit and would not overflow) */
 		if (*(__u8 *)iph != 0x45 || l4_len > 0xffff ||
 		    sizeof(*eth) + l3_len + l4_len > skb->len ||
 		    (iph->frag_off & bpf_htons(RN_IP_OFFSET_MASK)))

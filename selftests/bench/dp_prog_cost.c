@@ -174,15 +174,16 @@ static double percentile(const double *sorted, int n, int pct)
 	return sorted[(n - 1) * pct / 100];
 }
 
-/* "<name>_empty_ns": .., "<name>_ns": .., "<name>_added_ns": .. (median),
+/* base_key: .., total_key: .., "<name>_added_ns": .. (medians),
  * "<name>_added_p10_ns", "<name>_added_p90_ns" */
-static void print_measure(struct measure *m, int rounds, const char *total_key)
+static void print_measure(struct measure *m, int rounds, const char *base_key,
+			  const char *total_key)
 {
 	double e = median(m->empty, rounds), t = median(m->total, rounds);
 	double a = median(m->added, rounds);	/* sorts added */
 
-	printf(", \"%s_empty_ns\": %.1f, \"%s\": %.1f, \"%s_added_ns\": %.1f, "
-	       "\"%s_added_p10_ns\": %.1f, \"%s_added_p90_ns\": %.1f", m->name, e, total_key, t,
+	printf(", \"%s\": %.1f, \"%s\": %.1f, \"%s_added_ns\": %.1f, "
+	       "\"%s_added_p10_ns\": %.1f, \"%s_added_p90_ns\": %.1f", base_key, e, total_key, t,
 	       m->name, a, m->name, percentile(m->added, rounds, 10), m->name,
 	       percentile(m->added, rounds, 90));
 }
@@ -281,14 +282,14 @@ int main(int argc, char **argv)
 	printf("{\"repeat\": %d, \"rounds\": %d, \"calls\": %d, "
 	       "\"frame\": \"RoCEv2 IPv4 %u bytes, Not-ECT, registered pod, enforce\"",
 	       repeat, rounds, calls, rx_len);
-	print_measure(&ms[0], rounds, "xdp_rx_ns");
-	print_measure(&ms[1], rounds, "tc_egress_ns");
-	print_measure(&ms[2], rounds, "tc_fresh_ns");
-	print_measure(&ms[3], rounds, "tc_fresh_gso_ns");
+	print_measure(&ms[0], rounds, "xdp_empty_ns", "xdp_rx_ns");
+	print_measure(&ms[1], rounds, "tc_empty_ns", "tc_egress_ns");
+	print_measure(&ms[2], rounds, "tc_fresh_empty_ns", "tc_fresh_ns");
+	print_measure(&ms[3], rounds, "tc_fresh_gso_empty_ns", "tc_fresh_gso_ns");
 	if (nm > 4) {
-		print_measure(&ms[4], rounds, "pod_egress_ns");
-		print_measure(&ms[5], rounds, "pod_general_ns");
-		print_measure(&ms[6], rounds, "pod_aa_ns");
+		print_measure(&ms[4], rounds, "pod_empty_ns", "pod_egress_ns");
+		print_measure(&ms[5], rounds, "pod_general_empty_ns", "pod_general_ns");
+		print_measure(&ms[6], rounds, "pod_aa_first_ns", "pod_aa_second_ns");
 	} else {
 		printf(", \"pod_added_ns\": null");
 	}

@@ -21,6 +21,9 @@
 #include "fixture.h"
 #include "pod_egress.skel.h"
 
+/* the pod's MAC (02:00:00:00:00:0a) with its first four bytes changed */
+static const uint8_t fx_far_mac[6] = { 0x06, 0x11, 0x22, 0x33, 0x00, 0x0a };
+
 #define OK DP_TC_OK
 #define SHOT DP_TC_SHOT
 #define NONE (-1)
@@ -35,6 +38,7 @@ struct pfx {
 	int nd_pad_opts;	/* 8-byte ND options (nonce) before the link-layer one */
 	size_t cut;
 	int unmapped;		/* the interface is no pod's */
+	int mf;			/* IPv4: set more-fragments (a first fragment) */
 	int ip_keyed;		/* the pod is IP-keyed (ipvlan) */
 	__u32 verdict;
 	int reason;		/* enum rn_pod_reason, NONE */
@@ -172,6 +176,12 @@ static const struct pfx fixtures[] = {
 	  .payload = 64, .frag_offset = 8 }, .verdict = SHOT, .reason = RN_REASON_SOURCE_IP },
 	{ "own v6 TCP passes", V6(fx_pod_mac, "fd00::2", FR_TCP), .verdict = OK,
 	  .reason = NONE },
+	{ "a source MAC differing from the pod's in its first bytes refused",
+	  V4(fx_far_mac, "10.0.0.2"), .verdict = SHOT, .reason = RN_REASON_SOURCE_MAC },
+	{ "own v4 first fragment, tcp data offset below 5 refused (malformed)",
+	  { .dst_mac = fx_peer_mac, .src_mac = fx_pod_mac, .family = 4, .saddr = "10.0.0.2",
+	  .daddr = "10.0.0.100", .l4 = FR_TCP, .payload = 64, .tcp_doff = 3 }, .mf = 1,
+	  .verdict = SHOT, .reason = RN_REASON_MALFORMED, .malformed = RN_MALFORMED_L4 },
 	{ "vlan tag cut short refused (malformed)", { .dst_mac = fx_peer_mac,
 	  .src_mac = fx_pod_mac, .vlan = 5, .family = 4, .saddr = "10.0.0.2",
 	  .daddr = "10.0.0.100", .l4 = FR_UDP, .payload = 64 }, .cut = 16, .verdict = SHOT,
@@ -216,6 +226,8 @@ static size_t build(const struct pfx *fx, uint8_t *buf, size_t size)
 		buf[lo.l3 + 4] = plen >> 8;
 		buf[lo.l3 + 5] = plen & 0xff;
 	}
+	if (fx->mf)
+		buf[lo.l3 + 6] |= 0x20;
 	if (fx->third_tag) {
 		const uint8_t tag[4] = { 0x81, 0x00, 0x00, 0x07 };
 
@@ -316,7 +328,8 @@ static long verdict_of(struct dp_env *env, int prog_fd, int rsn_fd, const uint8_
 }
 
 /* Own frames of every kind the shortcut takes, with bytes of their
- * headers changed at random (ethertype, IP header, L4 header, BTH) and
+ * headers changed at random (source MAC, ethertype, IP header, L4 header,
+ * BTH) and
  * some cut short: the loaded program and the general parser alone must
  * give the same verdict and reasons for every one. */
 static void differential(struct dp_env *env, int fast_fd, int general_fd, int rsn_fd,
@@ -349,7 +362,7 @@ static void differential(struct dp_env *env, int fast_fd, int general_fd, int rs
 		long a, b;
 
 		for (int k = 1 + (int)(random() % 3); k > 0; k--) {
-			size_t at = 12 + (size_t)random() % (lo.end_l4 + 4 - 12);
+			size_t at = 6 + (size_t)random() % (lo.end_l4 + 4 - 6);
 
 			frame[at] = random() % 2 ? odd[random() % sizeof(odd)] : (uint8_t)random();
 		}
