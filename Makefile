@@ -264,6 +264,9 @@ FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-r
 FUZZ_LIB_OBJS := $(patsubst %.c,$(OUT)/fuzzobj/%.o,$(LIB_SRCS) $(PROTO_C) $(wildcard selftests/bpf/lib/*.c))
 
 $(OUT)/fuzzobj/selftests/%.o: CFLAGS += $(TEST_INCLUDES)
+# the BPF headers load packet fields unaligned on purpose (the verifier
+# allows it where the CPU does it cheaply: x86, arm64)
+$(OUT)/fuzzobj/selftests/fuzz/fuzz_pod_guard.o: FUZZ_FLAGS += -fno-sanitize=alignment
 
 $(OUT)/fuzzobj/%.o: %.c | $(SKELS) $(PROTO_H) $(OUT)/gen/rdmanet_version.h
 	$(call msg,FUZZCC,$@)

@@ -33,6 +33,7 @@ static __always_inline __u32 rn_ll_dev_id(struct __sk_buff *ctx)
 #else
 static __always_inline __u32 rn_ll_dev_id(struct __sk_buff *ctx)
 {
+	(void)ctx;
 	return RN_LL_DEV_ID_ANY;
 }
 #endif
