@@ -120,16 +120,22 @@ JSON
 	ip netns exec "$POD2" tcpdump -i net1 -Q in -nn -U -w $cap 'icmp6 and ip6[40] == 136' \
 		2>/tmp/sibling.err &
 	tcpd=$!
-	sleep 1
+	tgt() { tcpdump -r $cap -nn 2>/dev/null | grep -c "tgt is $1,"; }
+	own_na_captured() { [ "$(tgt "$ll1")" -ge 1 ]; }
+	# tcpdump says "listening on" once its socket and filter are in place:
+	# a TCG guest on a loaded host took longer than the fixed second this
+	# waited before (the capture then held nothing, 0/0)
+	vm_wait_until 30 grep -q "listening on" /tmp/sibling.err
 	d0=$(drops)
 	$craft na src="$ll1" target="$ll2"
 	$craft na src="$ll1" target="$ll1"
-	sleep 0.5
+	# the own NA, sent second, is to arrive (-U writes it at once); the
+	# sibling's, sent first on the same way, would have arrived before it
+	vm_wait_until 20 own_na_captured
 	kill $tcpd
 	wait $tcpd 2>/dev/null
 	check_eq "enforce: the NA for the sibling's link-local address dropped (drops +1)" \
 		"$(( $(drops) - d0 ))" 1
-	tgt() { tcpdump -r $cap -nn 2>/dev/null | grep -c "tgt is $1,"; }
 	check_eq "the sibling received pod1's NA for its own address, not the other (own/sibling's)" \
 		"$(tgt "$ll1")/$(tgt "$ll2")" "1/0"
 	env -i CNI_COMMAND=DEL "${env2[@]}" "$cni" <$net >/dev/null 2>&1
