@@ -303,7 +303,11 @@ static void run(struct dp_env *env, int dev_fd, int rsn_fd, __u64 cookie, const 
 }
 
 /* One frame through the program at prog_fd: its verdict, and the reason
- * (or -1) and malformed reason it counted, as one number to compare. */
+ * (or -1) and malformed reason it counted, as one number to compare
+ * (VERDICT_CLEAN_PASS: passed, nothing counted). */
+#define VERDICT_OF(verdict, why) ((long)(verdict) * 100000 + (why))
+#define VERDICT_CLEAN_PASS VERDICT_OF(OK, -1)
+
 static long verdict_of(struct dp_env *env, int prog_fd, int rsn_fd, const uint8_t *frame,
 		       __u32 len)
 {
@@ -324,13 +328,12 @@ static long verdict_of(struct dp_env *env, int prog_fd, int rsn_fd, const uint8_
 	for (int i = 0; i < RN_MALFORMED_MAX; i++)
 		if (r1.malformed[i] != r0.malformed[i])
 			why = why * 100 + i;
-	return (long)verdict * 100000 + why;
+	return VERDICT_OF(verdict, why);
 }
 
 /* Own frames of every kind the shortcut takes, with bytes of their
  * headers changed at random (source MAC, ethertype, IP header, L4 header,
- * BTH) and
- * some cut short: the loaded program and the general parser alone must
+ * BTH) and some cut short: the loaded program and the general parser alone must
  * give the same verdict and reasons for every one. */
 static void differential(struct dp_env *env, int fast_fd, int general_fd, int rsn_fd,
 			 struct tap *tap)
@@ -349,13 +352,14 @@ static void differential(struct dp_env *env, int fast_fd, int general_fd, int rs
 	static const uint8_t odd[] = { 0x00, 0x01, 0x05, 0x06, 0x11, 0x14, 0x3a, 0x40, 0x45,
 				       0x46, 0x60, 0x81, 0x86, 0xdd, 0x08, 0x12, 0xb7, 0xff };
 	struct check c = { 0 };
+	const int n_seeds = (int)(sizeof(seeds) / sizeof(seeds[0]));
 	int n = 20000, passed = 0, passing = 0;
 	char diag[160] = "";
 
 	srandom(23);
 	dp_env_master(env, RN_POLICY_ENFORCE, RN_ECN_ECT0, 26, 48, 1500, RN_XDP_NONE);
 	for (int i = 0; i < n; i++) {
-		const struct frame_spec *f = &seeds[i % (sizeof(seeds) / sizeof(seeds[0]))];
+		const struct frame_spec *f = &seeds[i % n_seeds];
 		uint8_t frame[512];
 		struct frame_layout lo;
 		__u32 len = (__u32)frame_build(f, frame, sizeof(frame), &lo);
@@ -381,10 +385,10 @@ static void differential(struct dp_env *env, int fast_fd, int general_fd, int rs
 		b = verdict_of(env, general_fd, rsn_fd, frame, len);
 		if (a == b) {
 			passed++;
-			passing += a == (long)OK * 100000 - 1;
+			passing += a == VERDICT_CLEAN_PASS;
 		} else if (!diag[0]) {
 			snprintf(diag, sizeof(diag), "frame %d (seed %d, %u bytes): %ld against %ld",
-				 i, i % 6, len, a, b);
+				 i, i % n_seeds, len, a, b);
 		}
 	}
 	CHECK_TRUE(&c, diag, !diag[0]);
