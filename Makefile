@@ -311,7 +311,7 @@ DEPS_PKGS := $(BUILD_PKGS) clang llvm libcmocka-dev libclang-rt-14-dev xdp-tools
 	busybox-static perftest qperf rdmacm-utils rdma-core ibverbs-utils ibverbs-providers kmod cpio \
 	xz-utils zstd util-linux procps psmisc curl ca-certificates jq iputils-ping \
 	valgrind strace bc mount sqlite3 apparmor python3-grpcio groff-base \
-	python3-grpc-tools python3-pkg-resources podman runc catatonit containerd mmdebstrap $(DEPS_KUBECTL) \
+	python3-grpc-tools python3-pkg-resources podman runc catatonit containerd mmdebstrap nftables $(DEPS_KUBECTL) \
 	python3 nodejs $(DEPS_NPM)
 DEPS_BPO_PKGS := $(BUILD_BPO_PKGS)
 

@@ -10,7 +10,10 @@
 #include <stddef.h>
 
 /* Atomically (temporary file in the same directory, fsync, rename,
- * directory fsync) replaces path with text; a failure is logged. */
-int rn_config_publish(const char *path, const char *text, size_t len);
+ * directory fsync) replaces path with text; a failure is logged. A text
+ * without "node" gets the agent's node name (from RDMANET_NODE_NAME, the
+ * pod's spec.nodeName): the plugin on the host has no other way to learn
+ * the Kubernetes node name, and the host's name may differ from it. */
+int rn_config_publish(const char *path, const char *text, size_t len, const char *node);
 
 #endif

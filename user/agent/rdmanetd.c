@@ -147,12 +147,28 @@ static int uninstall(const struct rn_config *c)
  * that two nodes would allocate from on their own (ipam/cluster_check.h). */
 static int check_deployment(const struct rn_config *c, bool cluster, const char *path)
 {
-	if (!cluster || c->cluster)
+	if (!cluster)
 		return 0;
-	rn_err("config %s: rdmanetd --cluster runs on many nodes but the config does not say "
-	       "\"deployment\": \"cluster\" (add it: every reader then refuses pools two "
-	       "nodes would allocate from on their own)", path);
-	return -1;
+	if (!c->cluster) {
+		rn_err("config %s: rdmanetd --cluster runs on many nodes but the config does not "
+		       "say \"deployment\": \"cluster\" (add it: every reader then refuses pools "
+		       "two nodes would allocate from on their own)", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* --cluster, running (not --check-config, which checks a file): pools'
+ * "nodes", block owners and DRA slices name the Kubernetes node */
+static int check_node_name(const struct rn_config *c, bool cluster, const char *path)
+{
+	if (cluster && c->node_source == RN_NODE_HOSTNAME) {
+		rn_err("config %s: rdmanetd --cluster needs the Kubernetes node name, not the "
+		       "hostname (%s): set %s from the pod's spec.nodeName (the DaemonSet's "
+		       "downward API) or \"node\" in the config", path, c->node, RN_NODE_NAME_ENV);
+		return -1;
+	}
+	return 0;
 }
 
 /* What the agent was started with that a reload cannot change. */
@@ -232,7 +248,7 @@ static void reload(struct rn_config *c, const struct fixed *fx, const char *path
 			rn_info("config %s: DRA driver %s", path, *dra ? "restarted" : "stopped");
 	}
 	if (publish)
-		rn_config_publish(publish, text, strlen(text));
+		rn_config_publish(publish, text, strlen(text), c->node);
 }
 
 static void health_beat(const char *path, struct rn_health *h, const struct rn_config *c,
@@ -325,7 +341,7 @@ static void start_services(struct rn_config *c, const struct rn_config_watch *w,
 	rn_ipam_precheck_init(c);
 	export_once(c);
 	if (publish && w->seen)
-		rn_config_publish(publish, w->seen, w->seen_len);
+		rn_config_publish(publish, w->seen, w->seen_len, c->node);
 	/* start-up is over: give back the freed heap, and the pages of the
 	 * binary's and libraries' read-only segments that only start-up used
 	 * (those in use come back on their next access) */
@@ -513,7 +529,8 @@ int main(int argc, char **argv)
 	} else {
 		rn_config_defaults(&c);
 	}
-	if (check_deployment(&c, cluster, w.path)) {
+	if (check_deployment(&c, cluster, w.path) ||
+	    (!check_only && !do_uninstall && check_node_name(&c, cluster, w.path))) {
 		rn_config_free(&c);
 		rn_config_watch_close(&w);
 		return 1;

@@ -17,9 +17,15 @@ const char *const rn_deployment_names[2] = { "node", "cluster" };
 
 void rn_config_defaults(struct rn_config *c)
 {
+	const char *env = getenv(RN_NODE_NAME_ENV);
+
 	memset(c, 0, sizeof(*c));
-	if (gethostname(c->node, sizeof(c->node) - 1))
+	if (env && env[0] && strlen(env) < sizeof(c->node)) {
+		snprintf(c->node, sizeof(c->node), "%s", env);
+		c->node_source = RN_NODE_ENV;
+	} else if (gethostname(c->node, sizeof(c->node) - 1)) {
 		strcpy(c->node, "localhost");
+	}
 	c->default_policy = RN_POLICY_MONITOR;
 	c->qos.roce_dscp = RN_DEFAULT_ROCE_DSCP;
 	c->qos.cnp_dscp = RN_DEFAULT_CNP_DSCP;
@@ -264,6 +270,8 @@ int rn_config_from_json(struct rn_config *c, json_t *root, struct rn_error *e)
 		goto fail;
 	c->default_policy = pol;
 	c->cluster = deployment == 1;
+	if (json_object_get(root, "node"))
+		c->node_source = RN_NODE_CONFIG;
 	err = (masters && parse_masters(c, masters, e)) ||
 	      (qos && parse_qos(c, qos, e)) ||
 	      (textfile && parse_textfile(c, textfile, e)) ||

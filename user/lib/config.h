@@ -44,8 +44,18 @@ struct rn_qos_config {
 	enum rn_ecn_mode ecn;
 };
 
+/* The node's name where the config has no "node": the Kubernetes node name,
+ * which the DaemonSet gives the agent from spec.nodeName (downward API). The
+ * hostname is only the last resort, for one machine without Kubernetes: a
+ * node's hostname and its Kubernetes name differ on cloud nodes and under
+ * kubelet's --hostname-override. */
+#define RN_NODE_NAME_ENV "RDMANET_NODE_NAME"
+
+enum rn_node_source { RN_NODE_HOSTNAME, RN_NODE_ENV, RN_NODE_CONFIG };
+
 struct rn_config {
 	char node[256];
+	enum rn_node_source node_source;	/* where node came from */
 	struct rn_master_config *masters;
 	int n_masters;
 	enum rn_policy default_policy;	/* for auto-discovered masters */
