@@ -98,5 +98,14 @@ for c in "$cfgdir"/*.json; do
 	n=$((n + 1))
 done
 [ $n -gt 0 ] || fail "no node config found in deploy/"
+# A name without a registry host is podman's localhost/NAME but
+# Kubernetes' docker.io/NAME (kubelet and containerd's CRI normalize it so):
+# the image gets that name too, the one to save for a node's containerd
+first=${IMAGE%%/*}
+case $first in
+*.* | *:* | localhost) ;;
+*) [ "$first" != "$IMAGE" ] && "${PODMAN[@]}" tag "$IMAGE" "docker.io/$IMAGE" &&
+	echo "image: also named docker.io/$IMAGE, as Kubernetes resolves $IMAGE" >&2 ;;
+esac
 size=$("${PODMAN[@]}" image inspect --format '{{.Size}}' "$IMAGE")
 echo "image: $IMAGE built and checked: 3 binaries run, no library missing, $n shipped node configs accepted, $((size / 1048576)) MiB" >&2

@@ -70,8 +70,8 @@ mkdir -p "$cache/bin.new"
 # the versions the programs report (kubelet's node status, kubectl version,
 # the API server's emulation version): the release's own, as Kubernetes'
 # hack/lib/version.sh and containerd's Makefile stamp them
-kv=$(sed -n 's/^\tk8s.io\/kubernetes \(v[0-9.]*\)$/\1/p' go.mod)
-cv=$(sed -n 's/^\tgithub.com\/containerd\/containerd\/v2 v\([0-9.]*\)$/\1/p' go.mod)
+kv=$(sed -n 's/^\tk8s.io\/kubernetes \(v[0-9.]*\)\( .*\)\{0,1\}$/\1/p' go.mod)
+cv=$(sed -n 's/^\tgithub.com\/containerd\/containerd\/v2 v\([0-9.]*\)\( .*\)\{0,1\}$/\1/p' go.mod)
 minor=${kv#v1.}
 minor=${minor%%.*}
 ld="-s"

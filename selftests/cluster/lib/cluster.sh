@@ -61,8 +61,13 @@ cl_images() {
 		timeout true false wc awk cut head tail tr udhcpc wget id mount stat readlink; do
 		links+=(--link "/bin/$a:busybox")
 	done
+	# the traffic generator and sink the netns tests use, static here
+	for a in rn_udpgen rn_udpsink; do
+		gcc -static -O2 -o "$CL_DIR/images/$a" "$CL_LIB/../../tools/$a.c" || return 1
+	done
 	python3 "$CL_LIB/oci_image.py" "$CL_TOOLS_IMAGE" "$CL_DIR/images/tools.tar" \
-		/bin/busybox:/bin/busybox "${links[@]}" --entrypoint /bin/sh
+		/bin/busybox:/bin/busybox "${links[@]}" --entrypoint /bin/sh \
+		"$CL_DIR/images/rn_udpgen:/bin/rn_udpgen" "$CL_DIR/images/rn_udpsink:/bin/rn_udpsink"
 }
 
 cl_import_image() {	# NODE|all ARCHIVE
@@ -75,6 +80,43 @@ cl_import_image() {	# NODE|all ARCHIVE
 			return 1
 		}
 	done
+}
+
+# Multus (the stand-in of go/cmd/multus: the proxy does not serve Multus) as
+# its DaemonSet installs the thin plugin: the CRD, its ServiceAccount, and
+# on each node the binary, a kubeconfig with the account's token and the
+# first CNI config, delegating the pods' eth0 to the primary network
+cl_multus_up() {
+	local n d token
+	k apply -f "$CL_LIB/../manifests/nad-crd.yaml" -f "$CL_LIB/../manifests/multus-rbac.yaml" \
+		>/dev/null || return 1
+	token=$(k -n kube-system create token multus --duration 48h) || return 1
+	for n in $CL_NODES; do
+		d=$(cl_node_dir "$n")
+		mkdir -p "$d/etc-cni/net.d/multus.d" && cp "$CL_BIN/multus" "$d/opt/cni/bin/" || return 1
+		cat >"$d/etc-cni/net.d/multus.d/multus.kubeconfig" <<YAML
+apiVersion: v1
+kind: Config
+clusters:
+- name: test
+  cluster: { server: "https://$CL_IP:$CL_PORT", certificate-authority: "$CL_PKI/ca.crt" }
+users:
+- name: multus
+  user: { token: "$token" }
+contexts:
+- name: multus
+  context: { cluster: test, user: multus }
+current-context: multus
+YAML
+		cat >"$d/etc-cni/net.d/00-multus.conf" <<JSON
+{ "cniVersion": "1.0.0", "name": "multus-cni-network", "type": "multus",
+  "kubeconfig": "/etc/cni/net.d/multus.d/multus.kubeconfig",
+  "clusterNetwork": "/etc/cni/net.d/10-podnet.conflist",
+  "logFile": "/var/log/multus.log", "logLevel": "verbose", "logToStderr": false }
+JSON
+	done
+	k wait --for condition=established --timeout=60s \
+		crd/network-attachment-definitions.k8s.cni.cncf.io >/dev/null
 }
 
 cl_nodes_ready() {
@@ -120,6 +162,7 @@ cl_up() {
 		k get nodes >&2
 		return 1
 	}
+	cl_multus_up || { echo "cluster: cannot install Multus" >&2; return 1; }
 	echo "cluster: $CL_NAME up in $((SECONDS - start)) s (profile $CL_PROFILE)"
 }
 

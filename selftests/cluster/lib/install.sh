@@ -21,8 +21,8 @@ cl_rdmanet_image() {
 			return 1
 		}
 	fi
-	# as the guide says: podman save | ctr -n k8s.io images import -
-	podman save "$img" >"$CL_DIR/images/rdmanet.tar" 2>>"$log" &&
+	# as the guide says: podman save docker.io/NAME | ctr -n k8s.io images import -
+	podman save "docker.io/$img" >"$CL_DIR/images/rdmanet.tar" 2>>"$log" &&
 		cl_import_image all "$CL_DIR/images/rdmanet.tar"
 }
 

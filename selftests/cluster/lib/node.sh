@@ -13,11 +13,12 @@
 #   - private /run, /var/lib, /var/log, /opt, /etc/cni, /etc/cdi,
 #     /etc/rdmanet and /dev/infiniband (character devices with the uverbs and
 #     rdma_cm numbers, for the fixture's devices): what a node's DaemonSet and
-#     CNI plugins write stays in the node;
+#     CNI plugins write stays in the node; every mount shared inside the node;
 #   - kubelet's cgroups under /$CL_NAME-NODE in every v1 hierarchy.
 #
 #   cl_node_up NAME HOSTNAME INDEX
 #   cl_node_exec NAME CMD...     CMD inside the node (net, mount, UTS)
+#   cl_node_kubelet_up NAME      (re)start its kubelet
 #   cl_node_down NAME
 
 cl_node_ns() { echo "$CL_NAME-$1"; }
@@ -75,6 +76,9 @@ cl_node_mounts() {	# cl_node_mounts DIR HOSTNAME
 	mount --bind "$d/run" /run
 	mkdir -p /run/netns /run/containerd /run/cdi /var/lib/kubelet /var/log/pods \
 		/opt/cni/bin /etc/cni/net.d
+	# shared, as systemd makes a node's mounts (kind's nodes do the same):
+	# HostToContainer volumes need it; the peer groups are this node's own
+	mount --make-rshared /
 }
 
 cl_node_up() {
@@ -114,7 +118,7 @@ cl_node_up() {
 	for c in /sys/fs/cgroup/*/; do mkdir -p "$c$CL_NAME-$n" || return 1; done
 	cp /sys/fs/cgroup/cpuset/cpuset.cpus "/sys/fs/cgroup/cpuset/$CL_NAME-$n/" 2>/dev/null
 	cp /sys/fs/cgroup/cpuset/cpuset.mems "/sys/fs/cgroup/cpuset/$CL_NAME-$n/" 2>/dev/null
-	cl_node_containerd_up "$n" && cl_node_kubelet_up "$n" "$ip" "$i" && cl_node_proxy_up "$n"
+	cl_node_containerd_up "$n" && cl_node_kubelet_up "$n" && cl_node_proxy_up "$n"
 }
 
 cl_node_containerd_config() {	# cl_node_containerd_config NODE
@@ -195,9 +199,11 @@ cl_node_index() {
 	return 1
 }
 
-cl_node_kubelet_up() {
-	local n=$1 ip=$2 i=$3 d
+cl_node_kubelet_up() {	# cl_node_kubelet_up NODE (again: a kubelet restart)
+	local n=$1 ip i d
 	d=$(cl_node_dir "$n")
+	i=$(cl_node_index "$n") || return 1
+	ip=$CL_NET.$((10 + i))
 	pki_client "$CL_PKI" "node-$n" "system:node:$n" system:nodes &&
 		pki_kubeconfig "$CL_PKI" "node-$n" "https://$CL_IP:$CL_PORT" "$d/kubelet.kubeconfig" || return 1
 	cat >"$d/kubelet.yaml" <<YAML

@@ -37,7 +37,7 @@ def main():
     p.add_argument("--entrypoint", action="append", default=[])
     p.add_argument("--link", action="append", default=[])
     p.add_argument("--user", default="")
-    a = p.parse_args()
+    a = p.parse_intermixed_args()
 
     layer_buf = io.BytesIO()
     dirs = set()
