@@ -166,7 +166,9 @@ sleep 5
 # the guide: set the new tag in the overlay (kustomize images), apply, wait
 mkdir -p "$CL_DIR/upgrade"
 cp -r "$RN_SRC/selftests/cluster/overlay/." "$CL_DIR/upgrade/"
-sed -i "s|- ../../../deploy/base|- $RN_SRC/deploy/base|" "$CL_DIR/upgrade/kustomization.yaml"
+# (kustomize takes a base by a relative path only)
+sed -i "s|- ../../../deploy/base|- $(realpath --relative-to="$CL_DIR/upgrade" "$RN_SRC/deploy/base")|" \
+	"$CL_DIR/upgrade/kustomization.yaml"
 printf 'images:\n  - { name: rdmanet/rdmanet, newTag: "%s" }\n' "$V-next" >>"$CL_DIR/upgrade/kustomization.yaml"
 check "kubectl apply -k with the new tag" eval 'k apply -k "$CL_DIR/upgrade" >/dev/null'
 check "  ... kubectl rollout status: both nodes run it" \

@@ -93,8 +93,9 @@ cl_multus_up() {
 	token=$(k -n kube-system create token multus --duration 48h) || return 1
 	for n in $CL_NODES; do
 		d=$(cl_node_dir "$n")
-		mkdir -p "$d/etc-cni/net.d/multus.d" && cp "$CL_BIN/multus" "$d/opt/cni/bin/" || return 1
-		cat >"$d/etc-cni/net.d/multus.d/multus.kubeconfig" <<YAML
+		cp "$CL_BIN/multus" "$d/opt/cni/bin/" &&
+			cl_node_exec "$n" mkdir -p /etc/cni/net.d/multus.d || return 1
+		cl_node_exec "$n" tee /etc/cni/net.d/multus.d/multus.kubeconfig >/dev/null <<YAML
 apiVersion: v1
 kind: Config
 clusters:
@@ -108,7 +109,7 @@ contexts:
   context: { cluster: test, user: multus }
 current-context: multus
 YAML
-		cat >"$d/etc-cni/net.d/00-multus.conf" <<JSON
+		cl_node_exec "$n" tee /etc/cni/net.d/00-multus.conf >/dev/null <<JSON
 { "cniVersion": "1.0.0", "name": "multus-cni-network", "type": "multus",
   "kubeconfig": "/etc/cni/net.d/multus.d/multus.kubeconfig",
   "clusterNetwork": "/etc/cni/net.d/10-podnet.conflist",

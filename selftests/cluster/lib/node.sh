@@ -10,8 +10,8 @@
 #     bridges, where the rails' gateways live;
 #   - /sys a sysfs of its own netns (as `ip netns exec` mounts it), with the
 #     host's cgroup hierarchies and a bpffs of its own at /sys/fs/bpf;
-#   - private /run, /var/lib, /var/log, /opt, /etc/cni, /etc/cdi,
-#     /etc/rdmanet and /dev/infiniband (character devices with the uverbs and
+#   - private /run, /var/lib, /var/log, /opt, /etc (an overlay on the host's)
+#     and /dev/infiniband (character devices with the uverbs and
 #     rdma_cm numbers, for the fixture's devices): what a node's DaemonSet and
 #     CNI plugins write stays in the node; every mount shared inside the node;
 #   - kubelet's cgroups under /$CL_NAME-NODE in every v1 hierarchy.
@@ -51,13 +51,14 @@ cl_node_mounts() {	# cl_node_mounts DIR HOSTNAME
 	local d=$1 m
 	set -e
 	hostname "$2"
-	for m in var-lib var-log opt etc-cni etc-cdi etc-rdmanet dev-ib run cg; do mkdir -p "$d/$m"; done
+	for m in var-lib var-log opt etc etc.work dev-ib run cg; do mkdir -p "$d/$m"; done
+	# /etc: the host's under an overlay of the node's own, so that what
+	# the node writes there (/etc/rdmanet, /etc/cni, /etc/cdi) is a plain
+	# directory, as on a node, which an uninstall can remove
+	mount -t overlay overlay -o "lowerdir=/etc,upperdir=$d/etc,workdir=$d/etc.work" /etc
 	mount --bind "$d/var-lib" /var/lib
 	mount --bind "$d/var-log" /var/log
 	mount --bind "$d/opt" /opt
-	mount --bind "$d/etc-cni" /etc/cni
-	mount --bind "$d/etc-cdi" /etc/cdi
-	mount --bind "$d/etc-rdmanet" /etc/rdmanet
 	mount --bind "$d/dev-ib" /dev/infiniband
 	# umad (231, n), issm (231, 64 + n), uverbs (231, 192 + n) and rdma_cm
 	# (10, a misc minor): the fixture's device nodes as real character
@@ -75,7 +76,7 @@ cl_node_mounts() {	# cl_node_mounts DIR HOSTNAME
 	mount -t configfs configfs /sys/kernel/config 2>/dev/null || true
 	mount --bind "$d/run" /run
 	mkdir -p /run/netns /run/containerd /run/cdi /var/lib/kubelet /var/log/pods \
-		/opt/cni/bin /etc/cni/net.d
+		/opt/cni/bin /etc/cni/net.d /etc/cdi
 	# shared, as systemd makes a node's mounts (kind's nodes do the same):
 	# HostToContainer volumes need it; the peer groups are this node's own
 	mount --make-rshared /
@@ -87,7 +88,7 @@ cl_node_up() {
 	d=$(cl_node_dir "$n")
 	ip=$CL_NET.$((10 + i))
 	mkdir -p "$d" || return 1
-	for c in /etc/cni /etc/cdi /etc/rdmanet /dev/infiniband; do cl_node_mountpoint "$c" || return 1; done
+	cl_node_mountpoint /dev/infiniband || return 1
 	ip netns add "$ns" || return 1
 	ip link add "$CL_NAME-n$i" type veth peer name eth0 netns "$ns" &&
 		ip link set "$CL_NAME-n$i" master "$CL_BR" up &&
@@ -182,7 +183,9 @@ cl_node_primary_cni() {	# the pods' eth0: bridge + host-local on the node's pod 
 	local n=$1 d i
 	d=$(cl_node_dir "$n")
 	i=$(cl_node_index "$n")
-	cat >"$d/etc-cni/net.d/10-podnet.conflist" <<JSON
+	# written inside the node: its /etc is an overlay, whose upper directory
+	# is not to be written behind its back
+	cl_node_exec "$n" tee /etc/cni/net.d/10-podnet.conflist >/dev/null <<JSON
 { "cniVersion": "1.0.0", "name": "podnet",
   "plugins": [ { "type": "bridge", "bridge": "cni0", "isGateway": true,
                  "ipam": { "type": "host-local", "ranges": [[{ "subnet": "10.244.$i.0/24" }]],
