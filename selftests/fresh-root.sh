@@ -86,9 +86,27 @@ for m in proc sys dev dev/pts; do
 		fail "cannot bind /$m into the root"
 done
 mount -t tmpfs tmpfs "$root/run" && mounts+=("$root/run") || fail "cannot mount /run in the root"
+# The test caches ($RN_CACHE, default /var/cache/rdmanet: the Go toolchain,
+# module and build caches, the test cluster's upstream binaries) are this
+# machine's, as a CI runner's cache volume would be, so a second run starts
+# warm; FRESH_ROOT_CACHE=cold gives the root an empty one (a new machine).
+cache=${RN_CACHE:-/var/cache/rdmanet}
+if [ "${FRESH_ROOT_CACHE:-}" = cold ]; then
+	mkdir -p "$root/var/cache/rdmanet"
+else
+	mkdir -p "$cache" "$root/var/cache/rdmanet" &&
+		mount --bind "$cache" "$root/var/cache/rdmanet" && mounts+=("$root/var/cache/rdmanet") ||
+		fail "cannot bind the test cache $cache into the root"
+fi
+# the machine's Go module proxy settings, as its apt sources and CA
+# certificates come in (the test cluster's build fetches through them)
+goenv=()
+for v in GOPROXY GONOSUMDB GONOSUMCHECK GOSUMDB GOPRIVATE GOINSECURE; do
+	[ -n "${!v:-}" ] && goenv+=("$v=${!v}")
+done
 
 echo "fresh-root: running '$*' in a fresh clone of $(git -C "$top" rev-parse --short HEAD)" >&2
-chroot "$root" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" CI="${CI:-}" \
+chroot "$root" /usr/bin/env -i HOME=/root TERM="${TERM:-dumb}" CI="${CI:-}" "${goenv[@]}" \
 	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 	bash -c 'cd "/work/$1" && shift && exec "$@"' _ "$name" "$@"
 rc=$?

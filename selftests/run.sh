@@ -108,11 +108,23 @@ vm_jobs=${RN_VM_JOBS:-$(nproc 2>/dev/null || echo 1)}
 [ "$vm_jobs" -ge 1 ] 2>/dev/null || vm_jobs=1
 [ "$vm_jobs" -le 2 ] || vm_jobs=2
 
-serial=() vm=()
+serial=() vm=() cluster=()
 for t in "${tests[@]}"; do
-	case $t in selftests/vm/*) vm+=("$t") ;; *) serial+=("$t") ;; esac
+	case $t in
+	selftests/vm/*) vm+=("$t") ;;
+	selftests/cluster/*) cluster+=("$t") ;;
+	*) serial+=("$t") ;;
+	esac
 done
-ordered=()
+# The real-cluster tests (selftests/cluster) run in the VM lanes, first: a
+# cluster test mostly waits on its API server and kubelets, beside a VM
+# test's busy guest. The upstream programs they run (selftests/cluster/
+# build.sh: Kubernetes, etcd, containerd from their Go modules, cached in
+# $RN_CACHE) are built in the background from the start, like the VM
+# prefetch; the lanes wait for that build (cold: about 30 minutes of CPU,
+# mostly while the other tests wait on netlink and daemons; warm: seconds).
+ordered=("${cluster[@]}")
+vm+=("${cluster[@]}")
 for n in $VM_LONG_FIRST; do
 	for t in "${vm[@]}"; do [[ "$t" == */test_$n.sh ]] && ordered+=("$t"); done
 done
@@ -145,6 +157,8 @@ vm_next() {
 	for i in "${!ordered[@]}"; do
 		t=${ordered[$i]}
 		[ -e "$LOGDIR/vm-serial.done" ] || [ -z "${pair[$t]:-}" ] || continue
+		# a cluster test waits for the build (done before vm-serial.done)
+		[ -e "$LOGDIR/vm-serial.done" ] || [[ $t != selftests/cluster/* ]] || continue
 		mkdir "$LOGDIR/vm-claim.$i" 2>/dev/null && { echo "$t"; return 0; }
 	done
 	return 1
@@ -158,6 +172,12 @@ vm_prefetch() {
 	selftests/vm/lib/prefetch.sh $VM_PREFETCH >"$LOGDIR/vm-prefetch.log" 2>&1 ||
 		echo "# vm-prefetch: not everything was prepared ($LOGDIR/vm-prefetch.log); the VM tests prepare again"
 }
+
+cluster_build_pid=
+if [ ${#cluster[@]} -gt 0 ]; then
+	nice -n 10 selftests/cluster/build.sh >"$LOGDIR/cluster-build.log" 2>&1 &
+	cluster_build_pid=$!
+fi
 
 lanes=()
 if [ ${#vm[@]} -gt 0 ] && [ ${#serial[@]} -gt 0 ]; then
@@ -178,6 +198,11 @@ done
 # (a finished prefetch whose PID a later child reused is no child of ours:
 # bash says so; nothing is lost)
 [ -z "${prefetch_pid:-}" ] || wait "$prefetch_pid" 2>/dev/null
+if [ -n "$cluster_build_pid" ]; then
+	wait "$cluster_build_pid" 2>/dev/null ||
+		echo "# cluster-build: failed ($LOGDIR/cluster-build.log); the cluster tests will say so"
+	tail -n 1 "$LOGDIR/cluster-build.log" | sed 's/^/# /'
+fi
 touch "$LOGDIR/vm-serial.done"
 busy=0
 for p in "${lanes[@]}"; do kill -0 "$p" 2>/dev/null && busy=$((busy + 1)); done
