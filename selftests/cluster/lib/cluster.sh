@@ -29,10 +29,13 @@ CL_PKI=$CL_DIR/pki
 CL_BIN=${RN_CACHE:-/var/cache/rdmanet}/cluster/bin
 CL_BR=${CL_NAME}br
 CL_FABRIC=$CL_NAME-fabric
-CL_NET=10.250.0
+# the management network and etcd's ports follow from the name, so that
+# clusters of other names can run side by side
+CL_NUM=$(($(printf '%s' "$CL_NAME" | cksum | cut -d' ' -f1) % 200 + 20))
+CL_NET=10.250.$CL_NUM
 CL_IP=$CL_NET.1
 CL_PORT=6443
-CL_ETCD_PORT=23790
+CL_ETCD_PORT=$((23000 + CL_NUM * 2))
 # node name and hostname: the second node's differ, as on cloud nodes
 # or with kubelet's --hostname-override
 CL_NODES="worker-a worker-b"

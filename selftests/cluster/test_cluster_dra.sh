@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# rdmanet's DRA driver on a real Kubernetes (selftests/cluster), with the
+# release's default feature gates (DRAConsumableCapacity on from 1.36):
+# the driver's ResourceSlices accepted by the real API server; a claim of
+# the shared class allocated by the real scheduler from a template,
+# prepared by the real kubelet, its CDI devices injected by containerd 2,
+# the pod attached by the CNI from the claim, its networkData in the
+# claim's status; a second pod on the same port.
+. "$RN_SRC/selftests/lib/tap.sh"
+CL_NAME=${CL_NAME:-rd}
+# shellcheck source=selftests/cluster/lib/cluster.sh
+. "$RN_SRC/selftests/cluster/lib/cluster.sh"
+# shellcheck source=selftests/cluster/lib/install.sh
+. "$RN_SRC/selftests/cluster/lib/install.sh"
+V=$(make -s -C "$RN_SRC" print-version)
+IMG=rdmanet/rdmanet:$V
+M=$RN_SRC/selftests/cluster/manifests
+
+trap cl_down EXIT
+if ! out=$(cl_up 2>&1); then
+	echo "$out" | tail -n 30 | sed 's/^/# /'
+	tap_fail "the cluster comes up"
+	tap_done
+fi
+tap_ok "$out"
+
+# the test overlay with the driver on ("dra" in the node config), as the
+# guide turns it on, and deploy/dra (its RBAC and DeviceClasses)
+mkdir -p "$CL_DIR/overlay"
+cp -r "$RN_SRC/selftests/cluster/overlay/." "$CL_DIR/overlay/"
+sed -i "s|- ../../../deploy/base|- $(realpath --relative-to="$CL_DIR/overlay" "$RN_SRC/deploy/base")|" \
+	"$CL_DIR/overlay/kustomization.yaml"
+jq '. + { "dra": { "driver": "rdma.rdmanet.io" } }' "$RN_SRC/selftests/cluster/overlay/config.json" \
+	>"$CL_DIR/overlay/config.json"
+check "make image; imported into each node" cl_rdmanet_image "$IMG"
+k label node --all rdmanet.io/rdma=true >/dev/null
+check "kubectl apply -k deploy/dra (RBAC, DeviceClasses)" eval 'k apply -k "$RN_SRC/deploy/dra" >/dev/null'
+check "kubectl apply -k (the overlay with \"dra\")" eval 'k apply -k "$CL_DIR/overlay" >/dev/null'
+check "the DaemonSet Ready on both nodes (the driver registered with kubelet)" cl_wait 180 cl_ds_ready 2
+if ! cl_ds_ready 2; then
+	k -n rdmanet-system get pods -o wide | sed 's/^/# /'
+	k -n rdmanet-system logs -l app=rdmanetd --tail=20 | sed 's/^/# /'
+	tap_done
+fi
+slices() { k get resourceslices -o json | jq -c "[.items[] | select(.spec.nodeName == \"$1\" and .spec.driver == \"rdma.rdmanet.io\")]"; }
+for n in $CL_NODES; do
+	check "the API server accepted $n's ResourceSlices" \
+		cl_wait 60 eval "slices $n | jq -e 'length > 0' >/dev/null"
+done
+slices worker-a | jq -c '.[] | {name: .metadata.name, devices: [.spec.devices[].name]}' | sed 's/^/# /'
+
+# --- a claim from a template, allocated by the scheduler ------------------------
+check "the claim template and the network" eval 'k apply -f "$M/dra-shared.yaml" >/dev/null'
+pod_dra() {	# pod_dra NAME NODE SOURCE-LINE
+	sed "s/NAME/$1/; s/NODE/$2/; s|SOURCE|$3|" "$M/pod-dra.yaml" | k apply -f - >/dev/null
+}
+pod_dra da worker-a "resourceClaimTemplateName: shared-hca-port"
+check "a pod with a claim of rdma-shared.rdmanet.io runs" k wait --for=condition=Ready pod/da --timeout=120s
+if ! cl_pod_running da; then
+	k describe pod da | tail -n 20 | sed 's/^/# /'
+	k get resourceclaims -o yaml | tail -n 40 | sed 's/^/# /'
+fi
+claim=$(k get pod da -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}')
+check "the scheduler allocated the claim ($claim) on worker-a" eval \
+	"k get resourceclaim $claim -o json | jq -e '.status.allocation.devices.results[0].driver == \"rdma.rdmanet.io\" and .status.allocation.nodeSelector != null' >/dev/null"
+dev=$(k get resourceclaim "$claim" -o jsonpath='{.status.allocation.devices.results[0].device}')
+tap_diag "allocated device: $dev"
+check "containerd injected the claim's CDI devices: uverbs nodes in the pod" eval \
+	"k exec da -- ls /dev/infiniband | grep -q uverbs"
+check "the CNI attached da from its claim: net1 with worker-a's pool address" eval \
+	"k exec da -- ip -4 -o addr show net1 | grep -q ' 172.16.11.'"
+check "networkData in the claim's status (kubectl get resourceclaim -o yaml)" cl_wait 30 eval \
+	"k get resourceclaim $claim -o yaml | grep -q 'interfaceName: net1'"
+k get resourceclaim "$claim" -o jsonpath='{.status.devices}' | sed 's/^/# /'; echo
+
+# a second pod's claim on the same node: the port is shared (capacity pods)
+pod_dra db worker-a "resourceClaimTemplateName: shared-hca-port"
+check "a second pod's claim on worker-a" k wait --for=condition=Ready pod/db --timeout=120s
+check_eq "  ... the same port as da's" \
+	"$(k get resourceclaim "$(k get pod db -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}')" \
+		-o jsonpath='{.status.allocation.devices.results[0].device}')" "$dev"
+tap_done
