@@ -72,7 +72,8 @@ check "the CNI attached da from its claim: net1 with worker-a's pool address" ev
 	"k exec da -- ip -4 -o addr show net1 | grep -q ' 172.16.11.'"
 check "networkData in the claim's status (kubectl get resourceclaim -o yaml)" cl_wait 30 eval \
 	"k get resourceclaim $claim -o yaml | grep -q 'interfaceName: net1'"
-k get resourceclaim "$claim" -o jsonpath='{.status.devices}' | sed 's/^/# /'; echo
+k get resourceclaim "$claim" -o jsonpath='{.status.devices}' | grep -q net1 ||
+	k -n rdmanet-system logs "$(cl_agent worker-a)" -c rdmanetd | grep -iE 'claim|dra|status' | tail -n 15 | sed 's/^/# /'
 
 # a second pod's claim on the same node: the port is shared (capacity pods)
 pod_dra db worker-a "resourceClaimTemplateName: shared-hca-port"

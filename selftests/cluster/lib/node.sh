@@ -46,11 +46,31 @@ cl_node_mountpoint() {
 	mkdir -p "$1" && echo "$1" >>"$CL_DIR/made-dirs"
 }
 
+# cl_chardev NAME: the major and minor of an RDMA character device as the
+# kernel numbers them (umadN 231:N, issmN 231:64+N, uverbsN 231:192+N,
+# rdma_cm a misc device)
+cl_chardev() {
+	case $1 in
+	umad*) echo 231 "${1#umad}" ;;
+	issm*) echo 231 $((64 + ${1#issm})) ;;
+	uverbs*) echo 231 $((192 + ${1#uverbs})) ;;
+	rdma_cm) echo 10 58 ;;
+	*) return 1 ;;
+	esac
+}
+
 # the setup inside the node's new mount and UTS namespaces (in its netns)
 cl_node_mounts() {	# cl_node_mounts DIR HOSTNAME
 	local d=$1 m
 	set -e
 	hostname "$2"
+	# a new mount namespace copies every mount, and with them the binds
+	# that keep other namespaces alive (other nodes', other clusters', the
+	# host's /run/netns/*): dropped here, or a node's netns outlives its
+	# cluster while another cluster runs; and other clusters' directories
+	awk '$3 == "nsfs" { print $2 }' /proc/self/mounts | sort -r | xargs -r -n 1 umount -l
+	awk -v own="$CL_DIR" '$2 ~ "^/var/tmp/rdmanet-cluster-" && index($2, own) != 1 { print $2 }' \
+		/proc/self/mounts | sort -r | xargs -r -n 1 umount -l
 	for m in var-lib var-log opt etc etc.work dev-ib run cg; do mkdir -p "$d/$m"; done
 	# /etc: the host's under an overlay of the node's own, so that what
 	# the node writes there (/etc/rdmanet, /etc/cni, /etc/cdi) is a plain
@@ -64,11 +84,9 @@ cl_node_mounts() {	# cl_node_mounts DIR HOSTNAME
 	# (10, a misc minor): the fixture's device nodes as real character
 	# devices, which the runtime can give containers (no driver behind them)
 	for m in 0 1 2 3 4 5 6 7 8 9 10 11 12 13; do
-		mknod "/dev/infiniband/umad$m" c 231 "$m"
-		mknod "/dev/infiniband/issm$m" c 231 $((64 + m))
-		mknod "/dev/infiniband/uverbs$m" c 231 $((192 + m))
+		for c in umad issm uverbs; do mknod "/dev/infiniband/$c$m" c $(cl_chardev "$c$m"); done
 	done
-	mknod /dev/infiniband/rdma_cm c 10 58
+	mknod /dev/infiniband/rdma_cm c $(cl_chardev rdma_cm)
 	mount --rbind /sys/fs/cgroup "$d/cg"
 	mount -t sysfs sysfs /sys
 	mount --move "$d/cg" /sys/fs/cgroup
@@ -109,13 +127,20 @@ cl_node_up() {
 	# directory must be a private mount for that)
 	touch "$d/mnt" "$d/uts" || return 1
 	nsenter --net=/run/netns/"$ns" unshare --mount="$d/mnt" --uts="$d/uts" --propagation private \
-		bash -c "$(declare -f cl_node_mounts); cl_node_mounts '$d' '$host'" || {
+		env CL_DIR="$CL_DIR" bash -c "$(declare -f cl_chardev cl_node_mounts); cl_node_mounts '$d' '$host'" || {
 		echo "cluster: cannot make node $n's mounts" >&2
 		return 1
 	}
 	# the RDMA devices: the fixture's sysfs tree (the test overlay's
 	# rdma.sysfs_root), the node's own copy
 	mkdir -p "$d/opt/rdmanet-fixture" && cp -a "$CL_FIXTURE/." "$d/opt/rdmanet-fixture/" || return 1
+	# its dev/ too as character devices: the DRA driver's CDI specs name
+	# the nodes under the fixture's dev root, and containerd's CDI takes
+	# only device nodes
+	local f
+	for f in "$d"/opt/rdmanet-fixture/dev/infiniband/*; do
+		rm -f "$f" && mknod "$f" c $(cl_chardev "$(basename "$f")") || return 1
+	done
 	for c in /sys/fs/cgroup/*/; do mkdir -p "$c$CL_NAME-$n" || return 1; done
 	cp /sys/fs/cgroup/cpuset/cpuset.cpus "/sys/fs/cgroup/cpuset/$CL_NAME-$n/" 2>/dev/null
 	cp /sys/fs/cgroup/cpuset/cpuset.mems "/sys/fs/cgroup/cpuset/$CL_NAME-$n/" 2>/dev/null
