@@ -157,15 +157,25 @@ vm_next() {
 	for i in "${!ordered[@]}"; do
 		t=${ordered[$i]}
 		[ -e "$LOGDIR/vm-serial.done" ] || [ -z "${pair[$t]:-}" ] || continue
-		# a cluster test waits for the build (done before vm-serial.done)
-		[ -e "$LOGDIR/vm-serial.done" ] || [[ $t != selftests/cluster/* ]] || continue
+		# a cluster test waits for the build (done before vm-serial.done),
+		# and runs while no other does (two clusters: twice the daemons)
+		if [[ $t == selftests/cluster/* ]]; then
+			[ -e "$LOGDIR/vm-serial.done" ] || continue
+			mkdir "$LOGDIR/cluster-running" 2>/dev/null || continue
+			mkdir "$LOGDIR/vm-claim.$i" 2>/dev/null && { echo "$t"; return 0; }
+			rmdir "$LOGDIR/cluster-running"
+			continue
+		fi
 		mkdir "$LOGDIR/vm-claim.$i" 2>/dev/null && { echo "$t"; return 0; }
 	done
 	return 1
 }
 vm_lane() {
 	local t
-	while t=$(vm_next); do run_one "$t"; done
+	while t=$(vm_next); do
+		run_one "$t"
+		[[ $t != selftests/cluster/* ]] || rmdir "$LOGDIR/cluster-running"
+	done
 }
 vm_prefetch() {
 	# shellcheck disable=SC2086 # a list of words
