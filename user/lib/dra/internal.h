@@ -3,6 +3,9 @@
 #ifndef RDMANET_DRA_INTERNAL_H
 #define RDMANET_DRA_INTERNAL_H
 
+#include <stdbool.h>
+#include <string.h>
+
 #include <stdatomic.h>
 
 #include "dra/dra.h"
@@ -59,5 +62,16 @@ void dra_health_fill(const struct dra_live *l, const char *driver,
 /* the server this process runs, for rn_metrics_dra: set by rn_dra_start,
  * cleared by rn_dra_stop (both on the agent's main thread, as the export) */
 struct rn_dra_server *dra_agent_server(void);
+
+/* A result's request is "<request>" or, from a prioritized list
+ * (firstAvailable), "<request>/<subrequest>"; kubelet's containers and the
+ * network config name the request alone (as the Go kubeletplugin helper
+ * strips it: resourceclaim.BaseRequestRef). True when result names request. */
+static inline bool rn_dra_request_is(const char *result, const char *request)
+{
+	size_t n = strcspn(result, "/");
+
+	return n == strlen(request) && !strncmp(result, request, n);
+}
 
 #endif

@@ -22,12 +22,13 @@ static bool for_pod(const struct rn_dra_prepared *p, const char *pod_uid)
 	return false;
 }
 
-/* the prepared device of request in p, NULL if none */
+/* the prepared device of request in p (its sub-request's, from a
+ * prioritized list), NULL if none */
 static const struct rn_dra_prepared_device *device_for(const struct rn_dra_prepared *p,
 						       const char *request)
 {
 	for (int i = 0; i < p->n_devices; i++)
-		if (!strcmp(p->devices[i].request, request))
+		if (rn_dra_request_is(p->devices[i].request, request))
 			return &p->devices[i];
 	return NULL;
 }

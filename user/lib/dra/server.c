@@ -105,6 +105,7 @@ struct prepare_mem {
 	PbDevice dev[RN_DRA_MAX_RESULTS];
 	PbDevice *devp[RN_DRA_MAX_RESULTS];
 	char *req_names[RN_DRA_MAX_RESULTS][1];
+	char req_base[RN_DRA_MAX_RESULTS][RN_DRA_NAME_LEN * 2];	/* without "/<subrequest>" */
 	char *cdi[RN_DRA_MAX_RESULTS][1];
 	char error[512];
 };
@@ -124,7 +125,11 @@ static void prepare_answer(struct prepare_mem *m, bool ok)
 		PbDevice *d = &m->dev[i];
 
 		k8s__io__kubelet__pkg__apis__dra__v1__device__init(d);
-		m->req_names[i][0] = m->p.devices[i].request;
+		/* the request's own name: kubelet matches it with the
+		 * containers' resources.claims[].request */
+		snprintf(m->req_base[i], sizeof(m->req_base[i]), "%.*s",
+			 (int)strcspn(m->p.devices[i].request, "/"), m->p.devices[i].request);
+		m->req_names[i][0] = m->req_base[i];
 		m->cdi[i][0] = m->p.devices[i].cdi_id;
 		d->n_request_names = 1;
 		d->request_names = m->req_names[i];
