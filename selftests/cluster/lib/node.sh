@@ -64,6 +64,16 @@ cl_node_mounts() {	# cl_node_mounts DIR HOSTNAME
 	local d=$1 m
 	set -e
 	hostname "$2"
+	# In a chroot (selftests/fresh-root.sh, CI), the new namespace's root
+	# is still the host's: whatever enters it later (nsenter --mount) would
+	# see the host's files, not the chroot's. A process that joins the
+	# namespace starts at its root, and from there makes the chroot the root.
+	local me=$$
+	nsenter --mount=/proc/$me/ns/mnt -- sh -ec "
+		r=\$(readlink /proc/$me/root)
+		[ \"\$r\" = / ] && exit 0
+		cd \"\$r\" && mkdir -p .cl-oldroot && pivot_root . .cl-oldroot &&
+			umount -l .cl-oldroot && rmdir .cl-oldroot"
 	# a new mount namespace copies every mount, and with them the binds
 	# that keep other namespaces alive (other nodes', other clusters', the
 	# host's /run/netns/*): dropped here, or a node's netns outlives its
