@@ -17,6 +17,9 @@
 //    podman keeps them as named volumes after the pod is gone (a
 //    Kubernetes emptyDir dies with its pod), and the test removes them;
 //  - EXTRA_VOLUME: one more read-only mount into the agent (a sysfs fixture);
+//  - an env value from the downward API's spec.nodeName (podman refuses the
+//    field) is the node's name as kubelet would give it: the hostname,
+//    or KUBE_NODE_NAME (environment);
 //  - KUBE_SA_DIR, KUBE_SERVICE_HOST, KUBE_SERVICE_PORT (environment): what
 //    kubelet gives every container of a pod whose service account token is
 //    mounted (automountServiceAccountToken, the default) and podman does
@@ -73,6 +76,12 @@ if (extra) {
 	spec.volumes.push({ name: "test-extra", hostPath: { path: hostPath, type: "Directory" } });
 	spec.containers[0].volumeMounts.push({ name: "test-extra", mountPath, readOnly: true });
 }
+for (const c of [...(spec.initContainers || []), ...spec.containers])
+	for (const e of c.env || [])
+		if (e.valueFrom && e.valueFrom.fieldRef && e.valueFrom.fieldRef.fieldPath === "spec.nodeName") {
+			delete e.valueFrom;
+			e.value = process.env.KUBE_NODE_NAME || require("os").hostname();
+		}
 if (process.env.KUBE_SA_DIR && spec.automountServiceAccountToken !== false) {
 	spec.volumes.push({ name: "test-sa", hostPath: { path: process.env.KUBE_SA_DIR, type: "Directory" } });
 	for (const c of [...(spec.initContainers || []), ...spec.containers]) {
