@@ -68,7 +68,9 @@ STREAM=3000		# packets of the step 6 stream
 textfile=/var/lib/node_exporter/textfile_collector/rdmanet.prom
 
 agent_start() {
-	"${AGENT_CMD[@]}" 2>>"$VM_OUT/agent.log" &
+	# the node's Kubernetes name, which the DaemonSet gives from
+	# spec.nodeName: here the VM's hostname, as the pools' "nodes" name it
+	RDMANET_NODE_NAME=$(hostname) "${AGENT_CMD[@]}" 2>>"$VM_OUT/agent.log" &
 	AGENT_PID=$!
 }
 
