@@ -6,7 +6,8 @@
 # the shared class allocated by the real scheduler from a template,
 # prepared by the real kubelet, its CDI devices injected by containerd 2,
 # the pod attached by the CNI from the claim, its networkData in the
-# claim's status; a second pod on the same port.
+# claim's status; a second pod on the same port; a claim two pods share;
+# a prioritized list; six VF claims beside VFs in use.
 . "$RN_SRC/selftests/lib/tap.sh"
 CL_NAME=${CL_NAME:-rd}
 # shellcheck source=selftests/cluster/lib/cluster.sh
@@ -106,4 +107,21 @@ check "a pod with a firstAvailable claim runs, attached from it" k wait --for=co
 cl_pod_running dp || k describe pod dp | grep -A3 -E "Warning" | tail -n 6 | sed 's/^/# /'
 check "  ... its CDI devices (the request's own name reached kubelet)" eval \
 	"k exec dp -- ls /dev/infiniband 2>/dev/null | grep -q uverbs"
+
+# --- VF claims: six, on a PF where two VFs are elsewhere (cx5_sriov) ----------------
+# VF 5's RDMA device is in a pod's netns and VF 9's in another: the driver
+# publishes them without linkLayer/portState, and a DeviceClass selector that
+# reads those without testing them fails every allocation on that node
+k delete pod da db ds1 ds2 dp --wait=true >/dev/null 2>&1
+for i in 1 2 3 4 5 6; do sed "s/NAME/vf$i/" "$M/pod-vf.yaml" | k apply -f - >/dev/null; done
+check "six pods with a VF claim each run on worker-a" \
+	eval 'k wait --for=condition=Ready pod -l app=vf-claim --timeout=180s >/dev/null'
+if [ "$(k get pods -l app=vf-claim --field-selector status.phase=Running -o name | wc -l)" != 6 ]; then
+	k get pods -l app=vf-claim -o wide | sed 's/^/# /'
+	k get events --field-selector reason!=Scheduled -o custom-columns=OBJ:.involvedObject.name,MSG:.message |
+		grep vf | tail -n 6 | sed 's/^/# /'
+fi
+check_eq "  ... each with a VF of its own" \
+	"$(k get resourceclaims -o json | jq '[.items[] | select(.metadata.name | startswith("vf")) |
+		.status.allocation.devices.results[0].device] | unique | length')" 6
 tap_done
