@@ -358,8 +358,11 @@ step1() {
 	agent_start
 	check "rdmanetd (the DaemonSet's command line) writes its textfile" \
 		vm_wait_until 60 test -s "$textfile"
-	check "... and publishes its config where the CNI plugin on the host reads it" \
-		vm_wait_until 30 cmp -s /etc/rdmanet/config.json /host/etc/rdmanet/config.json
+	# the ConfigMap's config, with the node's name added (the plugin on the
+	# host has no other way to learn it)
+	check "... and publishes its config where the CNI plugin on the host reads it, naming the node" \
+		vm_wait_until 30 jq -e --slurpfile c /etc/rdmanet/config.json --arg n "$(hostname)" \
+		'. == ($c[0] + { node: $n })' /host/etc/rdmanet/config.json
 	check_eq "it attached to eth0, the netdev of rxe0 (masters: [] discovers it)" \
 		"$("$CTL" stats -j | jq -r '[.masters[].ifname] | join(",")')" eth0
 	# waited for: the agent syncs the pools into etcd after it attaches, and
