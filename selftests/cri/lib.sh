@@ -50,8 +50,8 @@ SH
 	chmod +x "$CRI_CNI_BIN"/rdmanet && : >"$CRI_CALLS"
 	# the sandbox's pause process: catatonit -P, a static binary, in an
 	# OCI archive made here (no registry)
-	/usr/bin/python3 "$RN_SRC/selftests/cri/pause_image.py" /usr/bin/catatonit "$CRI_PAUSE" \
-		"$CRI_DIR/pause.tar" -P || return 1
+	/usr/bin/python3 "$RN_SRC/selftests/lib/oci_image.py" "$CRI_PAUSE" "$CRI_DIR/pause.tar" \
+		/usr/bin/catatonit:/pause --entrypoint /pause --entrypoint=-P --user 65535:65535 || return 1
 	cat >"$CRI_DIR/config.toml" <<TOML
 version = 2
 root = "$CRI_DIR/root"

@@ -57,7 +57,7 @@ k() { "$CL_BIN/kubectl" --kubeconfig "$CL_DIR/admin.kubeconfig" "$@"; }
 
 cl_images() {
 	mkdir -p "$CL_DIR/images"
-	python3 "$CL_LIB/oci_image.py" "$CL_PAUSE_IMAGE" "$CL_DIR/images/pause.tar" \
+	python3 "$CL_LIB/../../lib/oci_image.py" "$CL_PAUSE_IMAGE" "$CL_DIR/images/pause.tar" \
 		/usr/bin/catatonit:/pause --entrypoint /pause --entrypoint=-P --user 65535:65535 || return 1
 	local links=() a
 	for a in sh ash cat echo env grep hostname ip ls nc ping ping6 ps sed sleep sort test \
@@ -68,7 +68,7 @@ cl_images() {
 	for a in rn_udpgen rn_udpsink; do
 		gcc -static -O2 -o "$CL_DIR/images/$a" "$CL_LIB/../../tools/$a.c" || return 1
 	done
-	python3 "$CL_LIB/oci_image.py" "$CL_TOOLS_IMAGE" "$CL_DIR/images/tools.tar" \
+	python3 "$CL_LIB/../../lib/oci_image.py" "$CL_TOOLS_IMAGE" "$CL_DIR/images/tools.tar" \
 		/bin/busybox:/bin/busybox "${links[@]}" --entrypoint /bin/sh \
 		"$CL_DIR/images/rn_udpgen:/bin/rn_udpgen" "$CL_DIR/images/rn_udpsink:/bin/rn_udpsink"
 }
